@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * config.h - the daemon's configuration: one YAML file, loaded with libcyaml
+ * into the plain structs below, defaults applied, then validated.
+ *
+ * Ownership: a struct xdplane_config is built by config_load() and owned by
+ * whoever called it; it is immutable once returned (readers on any thread may
+ * share it). config_free() releases it. Nothing in it points into the file.
+ *
+ * Errors: config_load() never prints. On failure it returns NULL and fills
+ * a struct config_error with "file:line:col: message" text, where line and
+ * col (1-based) locate the offending key or value in the file.
+ *
+ * Units: ring sizes in descriptors, frame_size in bytes, times in
+ * microseconds, unless a field says otherwise.
+ */
+#ifndef XDPLANE_CONFIG_H
+#define XDPLANE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_PORTS 2
+#define CONFIG_IFNAME_MAX 16 /* IFNAMSIZ */
+#define CONFIG_MAX_QUEUES 64
+#define CONFIG_MAX_CPUS 256
+
+enum xdp_attach_mode {
+	XDP_ATTACH_AUTO = 0, /* native, then generic (skb) */
+	XDP_ATTACH_NATIVE,
+	XDP_ATTACH_GENERIC,
+};
+
+enum xsk_bind_mode {
+	XSK_BIND_AUTO = 0, /* zero-copy, then copy */
+	XSK_BIND_ZEROCOPY,
+	XSK_BIND_COPY,
+};
+
+enum failure_mode {
+	FAILURE_OPEN = 0, /* no socket bound: forward in the kernel */
+	FAILURE_CLOSED, /* no socket bound: drop */
+};
+
+struct config_port {
+	char interface[CONFIG_IFNAME_MAX]; /* required */
+};
+
+struct config_rings {
+	uint32_t fill; /* default 4096; power of two, 64..65536 */
+	uint32_t completion; /* default 2048; power of two, 64..65536 */
+	uint32_t rx; /* default 2048; power of two, 64..65536 */
+	uint32_t tx; /* default 2048; power of two, 64..65536 */
+	uint32_t handoff; /* RX task -> egress SPSC ring; default 4096 */
+};
+
+struct config_umem {
+	uint32_t frames; /* default 16384; >= 2 * (fill + tx) per RX task */
+	uint32_t frame_size; /* default 4096; 2048 or 4096 */
+	uint32_t headroom; /* default 0; bytes reserved before each frame */
+};
+
+struct config_poll {
+	uint32_t busy_us; /* default 20: spin this long idle before sleeping */
+	uint32_t batch; /* default 64: descriptors per ring operation */
+};
+
+struct xdplane_config {
+	char path[256]; /* the file it came from, for messages */
+	struct config_port ports[CONFIG_PORTS]; /* exactly two */
+	uint32_t queues; /* default 1; 1..CONFIG_MAX_QUEUES */
+	enum xdp_attach_mode xdp_mode; /* default auto */
+	enum xsk_bind_mode bind_mode; /* default auto */
+	enum failure_mode failure_mode; /* default open */
+	struct config_rings rings;
+	struct config_umem umem;
+	struct config_poll poll;
+	uint32_t n_cpus; /* 0: every CPU the process may run on */
+	uint32_t cpus[CONFIG_MAX_CPUS]; /* workers.cpus, in order */
+};
+
+struct config_error {
+	char msg[512]; /* "file:line:col: message", NUL terminated */
+};
+
+/* Load, apply defaults, validate. Interfaces are checked to exist only when
+ * check_system is true (--check on a machine without the ports can skip it).
+ * Returns NULL and fills *err on failure. */
+struct xdplane_config *config_load(const char *path, bool check_system,
+				   struct config_error *err);
+/* The built-in default: same keys as config/xdplane.yaml, ports named a, b. */
+struct xdplane_config *config_load_string(const char *name, const char *yaml,
+					  bool check_system,
+					  struct config_error *err);
+void config_free(struct xdplane_config *cfg);
+
+/* The effective configuration (defaults filled in) as YAML, to a stream. */
+int config_dump(const struct xdplane_config *cfg, FILE *out);
+
+const char *xdp_attach_mode_name(enum xdp_attach_mode m);
+const char *xsk_bind_mode_name(enum xsk_bind_mode m);
+const char *failure_mode_name(enum failure_mode m);
+
+#endif

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * main.c - the xdplane daemon: load the configuration, open the gateway,
+ * wait for a signal, close it, report.
+ *
+ *   xdplane -c FILE              run in the foreground, log to stderr
+ *   xdplane --check -c FILE      validate FILE and exit (0 = valid)
+ *   xdplane --dump-config -c F   print the effective configuration
+ *
+ * SIGINT and SIGTERM stop cleanly: sockets leave the XSKMAPs, in-flight
+ * frames drain, workers stop, the frame census runs, the XDP programs are
+ * detached and the final counters are printed (a table, and one line
+ * "final-stats: {json}" for tools). The exit status is 0 after a clean stop
+ * with every frame accounted for, 1 on a start-up error, 3 if the census
+ * found a leaked or doubly-owned frame.
+ *
+ * Threads: this (control) thread owns the gateway handle; signals are
+ * blocked in every thread and taken here with sigtimedwait().
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <jansson.h>
+#include "config.h"
+#include "gateway.h"
+#include "log.h"
+#include "steer_prog.h"
+
+#define DEFAULT_CONFIG "/etc/xdplane/xdplane.yaml"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: xdplane [-c FILE] [--check] [--dump-config] [-v] [-q]\n"
+		"  -c, --config FILE   configuration (default " DEFAULT_CONFIG
+		")\n"
+		"      --check         validate the configuration and exit\n"
+		"      --no-system-check  with --check: do not require the "
+		"interfaces to exist\n"
+		"      --dump-config   print the effective configuration and "
+		"exit\n"
+		"  -v, --verbose       debug logging\n"
+		"  -q, --quiet         warnings and errors only\n"
+		"  -V, --version       print the version\n");
+}
+
+static void params_from_config(const struct xdplane_config *c,
+			       struct gw_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (int i = 0; i < GW_PORTS; i++)
+		snprintf(p->ifname[i], sizeof(p->ifname[i]), "%s",
+			 c->ports[i].interface);
+	p->queues = c->queues;
+	p->xdp_mode = c->xdp_mode == XDP_ATTACH_NATIVE	? STEER_MODE_NATIVE :
+		      c->xdp_mode == XDP_ATTACH_GENERIC ? STEER_MODE_GENERIC :
+							  STEER_MODE_AUTO;
+	p->bind_mode = c->bind_mode == XSK_BIND_ZEROCOPY ? 1 :
+		       c->bind_mode == XSK_BIND_COPY	 ? 2 :
+							   0;
+	p->failure_mode = c->failure_mode == FAILURE_CLOSED ?
+				  STEER_FAIL_CLOSED :
+				  STEER_FAIL_OPEN;
+	p->fill_size = c->rings.fill;
+	p->comp_size = c->rings.completion;
+	p->rx_size = c->rings.rx;
+	p->tx_size = c->rings.tx;
+	p->handoff_size = c->rings.handoff;
+	p->umem_frames = c->umem.frames;
+	p->frame_size = c->umem.frame_size;
+	p->frame_headroom = c->umem.headroom;
+	p->busy_us = c->poll.busy_us;
+	p->batch = c->poll.batch;
+	p->n_cpus = c->n_cpus;
+	memcpy(p->cpus, c->cpus, sizeof(p->cpus[0]) * c->n_cpus);
+}
+
+static json_t *port_json(struct gateway *gw, int port)
+{
+	struct gw_port_stats s;
+	json_t *o, *v, *x, *d;
+
+	gateway_port_stats(gw, port, &s);
+	v = json_object();
+	for (int k = 0; k < STEER_V_MAX; k++)
+		json_object_set_new(v, steer_verdict_name(k),
+				    json_integer(s.verdicts[k]));
+	x = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "rx_dropped",
+		      (json_int_t)s.xsk.rx_dropped, "rx_invalid_descs",
+		      (json_int_t)s.xsk.rx_invalid_descs, "tx_invalid_descs",
+		      (json_int_t)s.xsk.tx_invalid_descs, "rx_ring_full",
+		      (json_int_t)s.xsk.rx_ring_full, "rx_fill_ring_empty_descs",
+		      (json_int_t)s.xsk.rx_fill_ring_empty_descs,
+		      "tx_ring_empty_descs",
+		      (json_int_t)s.xsk.tx_ring_empty_descs);
+	d = json_pack("{s:I,s:I,s:I}", "handoff_full",
+		      (json_int_t)s.drop_handoff_full, "invalid_desc",
+		      (json_int_t)s.drop_invalid_desc, "multibuf",
+		      (json_int_t)s.drop_multibuf);
+	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "name",
+		      gateway_port_name(gw, port), "rx_packets",
+		      (json_int_t)s.rx_packets, "rx_bytes",
+		      (json_int_t)s.rx_bytes, "tx_packets",
+		      (json_int_t)s.tx_packets, "tx_bytes",
+		      (json_int_t)s.tx_bytes, "tx_kicks",
+		      (json_int_t)s.tx_kicks, "tx_kick_errors",
+		      (json_int_t)s.tx_kick_errors, "foreign_frames",
+		      (json_int_t)s.foreign_frames, "drops", d, "xdp", v,
+		      "xsk", x);
+	return o;
+}
+
+static void print_port_table(struct gateway *gw)
+{
+	struct gw_port_stats s;
+
+	fprintf(stderr, "%-10s %12s %14s %12s %14s %10s %10s %10s\n", "port",
+		"rx_packets", "rx_bytes", "tx_packets", "tx_bytes",
+		"drop_hoff", "xsk_drop", "failopen");
+	for (int p = 0; p < GW_PORTS; p++) {
+		gateway_port_stats(gw, p, &s);
+		fprintf(stderr,
+			"%-10s %12llu %14llu %12llu %14llu %10llu %10llu "
+			"%10llu\n",
+			gateway_port_name(gw, p),
+			(unsigned long long)s.rx_packets,
+			(unsigned long long)s.rx_bytes,
+			(unsigned long long)s.tx_packets,
+			(unsigned long long)s.tx_bytes,
+			(unsigned long long)s.drop_handoff_full,
+			(unsigned long long)(s.xsk.rx_dropped +
+					     s.xsk.rx_ring_full +
+					     s.xsk.rx_fill_ring_empty_descs),
+			(unsigned long long)s.verdicts[STEER_V_FAILOPEN]);
+	}
+}
+
+/* Stop, read the final counters, close (census), report. */
+static int stop_and_report(struct gateway *gw)
+{
+	struct gw_census c;
+	struct gw_info info;
+	json_t *root, *ports;
+	char *text;
+	int rc = 0;
+
+	gateway_info(gw, &info);
+	ports = json_array();
+	root = json_object();
+	json_object_set_new(root, "xdp_mode", json_string(info.xdp_mode));
+	json_object_set_new(root, "bind_mode", json_string(info.zerocopy ?
+								   "zerocopy" :
+								   "copy"));
+	gateway_stop(gw); /* drained: the counters are final */
+	print_port_table(gw);
+	for (int p = 0; p < GW_PORTS; p++)
+		json_array_append_new(ports, port_json(gw, p));
+	json_object_set_new(root, "ports", ports);
+	gateway_close(gw, &c);
+	json_object_set_new(root, "frames",
+			    json_pack("{s:I,s:I,s:I,s:I,s:I}", "total",
+				      (json_int_t)c.total, "found",
+				      (json_int_t)c.found, "missing",
+				      (json_int_t)c.missing, "doubles",
+				      (json_int_t)c.doubles, "strays",
+				      (json_int_t)c.strays));
+	if (!c.done || c.missing || c.doubles || c.strays) {
+		log_err("frame accounting failed: %llu of %llu frames found, "
+			"%llu missing, %llu doubly owned, %llu stray",
+			(unsigned long long)c.found,
+			(unsigned long long)c.total,
+			(unsigned long long)c.missing,
+			(unsigned long long)c.doubles,
+			(unsigned long long)c.strays);
+		rc = 3;
+	} else {
+		log_info("frame accounting: all %llu frames accounted for",
+			 (unsigned long long)c.total);
+	}
+	text = json_dumps(root, JSON_COMPACT);
+	fprintf(stderr, "final-stats: %s\n", text ? text : "{}");
+	free(text);
+	json_decref(root);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "no-system-check", no_argument, NULL, 'N' },
+		{ "dump-config", no_argument, NULL, 'D' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *path = DEFAULT_CONFIG;
+	bool check = false, dump = false, system_check = true;
+	struct xdplane_config *cfg;
+	struct config_error cerr;
+	struct gw_params params;
+	struct gateway *gw;
+	char errbuf[512];
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	sigset_t sigs;
+	int c, sig;
+
+	while ((c = getopt_long(argc, argv, "c:vqVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': path = optarg; break;
+		case 'C': check = true; break;
+		case 'N': system_check = false; break;
+		case 'D': dump = true; break;
+		case 'v': log_set_level(LOG_LVL_DEBUG); break;
+		case 'q': log_set_level(LOG_LVL_WARN); break;
+		case 'V': printf("xdplane %s\n", XDPLANE_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+
+	cfg = config_load(path, system_check || !check, &cerr);
+	if (!cfg) {
+		fprintf(stderr, "%s\n", cerr.msg);
+		return 1;
+	}
+	if (check) {
+		printf("%s: configuration is valid\n", path);
+		config_free(cfg);
+		return 0;
+	}
+	if (dump) {
+		config_dump(cfg, stdout);
+		config_free(cfg);
+		return 0;
+	}
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* workers inherit it */
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		log_warn("cannot raise RLIMIT_MEMLOCK: %s", strerror(errno));
+
+	log_info("xdplane %s starting with %s", XDPLANE_VERSION, path);
+	params_from_config(cfg, &params);
+	config_free(cfg);
+	gw = gateway_open(&params, errbuf, sizeof(errbuf));
+	if (!gw) {
+		log_err("%s", errbuf);
+		return 1;
+	}
+	for (;;) {
+		sig = sigwaitinfo(&sigs, NULL);
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+		if (sig == SIGHUP)
+			log_warn("SIGHUP: live reload is not available in this "
+				 "version; restart to apply a new configuration");
+	}
+	log_info("stopping (signal %d)", sig);
+	return stop_and_report(gw);
+}

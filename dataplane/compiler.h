@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * compiler.h - small helpers shared by the whole dataplane.
+ *
+ * Counters: every counter has exactly one writer thread. The writer updates
+ * it with ctr_add() (a plain read, then a relaxed atomic store: no locked
+ * instruction); any other thread reads it with ctr_read() (a relaxed atomic
+ * load). This keeps the hot path free of atomics read-modify-writes while
+ * giving readers tear-free values and keeping the code race-free for TSan.
+ */
+#ifndef XDPLANE_COMPILER_H
+#define XDPLANE_COMPILER_H
+
+#include <stdint.h>
+
+#define CACHELINE 64
+#define __cacheline_aligned __attribute__((aligned(CACHELINE)))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+typedef uint64_t ctr_t;
+
+static inline void ctr_add(ctr_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t ctr_read(const ctr_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
+static inline int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline unsigned int ilog2_u64(uint64_t v)
+{
+	return 63 - __builtin_clzll(v);
+}
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * egress.h - the egress task of one (port, queue): transmits the frames that
+ * RX tasks of the other port handed over, and returns every completed frame
+ * to the RX task that owns it.
+ *
+ * This is the FIFO egress of the foundation: frames leave in the order they
+ * were handed over, round-robin across input rings. The traffic-class
+ * scheduler replaces the middle of egress_task_poll() and keeps its edges
+ * (completion handling, TX ring filling, kicking).
+ *
+ * Ownership: run by exactly one worker thread. It owns the producer side of
+ * its socket's TX ring, the consumer side of its completion ring, the
+ * consumer side of its input handoff rings and the producer side of the
+ * return rings. Its counters have that thread as their only writer.
+ *
+ * TX kick: in copy mode the kernel transmits only from sendto(), at most a
+ * few dozen frames per call, so the task kicks until the TX ring is empty or
+ * the kernel stops accepting (bounded per pass). In zero-copy mode one kick
+ * is a wake-up for the driver's NAPI, done only when the ring asks for it.
+ */
+#ifndef XDPLANE_EGRESS_H
+#define XDPLANE_EGRESS_H
+
+#include <stdbool.h>
+#include "compiler.h"
+#include "frame.h"
+#include "log.h"
+#include "umem.h"
+#include "xsk_queue.h"
+
+#define EGRESS_MAX_INPUTS 8
+#define EGRESS_MAX_OWNERS 128
+#define EGRESS_MAX_BATCH 256
+
+struct egress_counters {
+	ctr_t packets;
+	ctr_t bytes;
+	ctr_t kicks; /* sendto() calls */
+	ctr_t kick_errors; /* sendto() failures other than "try again" */
+	ctr_t foreign_frames; /* completed frame with no owner: a bug */
+} __cacheline_aligned;
+
+struct egress_task {
+	struct xsk_queue *xq;
+	const struct umem_area *umem;
+	struct handoff_ring *in[EGRESS_MAX_INPUTS];
+	uint32_t n_in;
+	uint32_t next_in; /* round-robin position */
+	struct return_ring *ret_by_owner[EGRESS_MAX_OWNERS];
+	uint32_t batch;
+	uint32_t outstanding; /* submitted to TX, not completed yet */
+	bool copy_mode;
+	struct log_ratelimit kick_rl;
+	struct egress_counters ctr;
+};
+
+void egress_task_init(struct egress_task *t, struct xsk_queue *xq,
+		      const struct umem_area *umem, uint32_t batch);
+int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
+			  uint32_t owner, struct return_ring *ret);
+
+/* One pass: returns the number of frames it moved. */
+uint32_t egress_task_poll(struct egress_task *t);
+
+#endif

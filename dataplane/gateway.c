@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * gateway.c - set-up, tear-down and statistics of a port pair. See
+ * gateway.h for the structure and the rules.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include "egress.h"
+#include "frame.h"
+#include "gateway.h"
+#include "log.h"
+#include "rx_task.h"
+#include "steer_prog.h"
+#include "umem.h"
+#include "worker.h"
+#include "xsk_queue.h"
+
+/* The kernel keeps XDP_PACKET_HEADROOM bytes in front of every received
+ * frame; a VLAN tag may add 4 bytes to an MTU-sized frame. */
+#define GW_XDP_HEADROOM 256
+#define GW_L2_OVERHEAD (14 + 4)
+
+struct gw_port {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	int mtu;
+	int lock_fd;
+	struct steer_prog prog;
+	struct xsk_queue q[GW_MAX_QUEUES];
+};
+
+struct gateway {
+	struct gw_params p;
+	struct gw_port port[GW_PORTS];
+	struct umem_area umem;
+	struct xsk_umem_reg reg;
+	bool zerocopy;
+	uint32_t max_frame;
+	uint32_t n_units; /* GW_PORTS * queues */
+	struct rx_task *rx; /* unit u: RX of port u / queues, queue u % q */
+	struct egress_task *eg; /* unit u: egress of the other port */
+	struct handoff_ring *ho; /* unit u: rx[u] -> eg[u] */
+	struct return_ring *ret; /* unit u: eg[u] -> rx[u] */
+	struct worker *w;
+	uint32_t n_workers;
+};
+
+static uint32_t unit_port(const struct gateway *gw, uint32_t u)
+{
+	return u / gw->p.queues;
+}
+
+static uint32_t unit_queue(const struct gateway *gw, uint32_t u)
+{
+	return u % gw->p.queues;
+}
+
+static void *zalloc_aligned(size_t n, size_t size)
+{
+	void *m = NULL;
+
+	if (posix_memalign(&m, CACHELINE, n * size))
+		return NULL;
+	memset(m, 0, n * size);
+	return m;
+}
+
+/* One xdplane per interface per network namespace: an abstract socket
+ * name is the lock; the kernel releases it when the process dies. */
+static int lock_port(struct gw_port *pt, char *errbuf, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int n;
+
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+		     "xdplane/port/%s", pt->name);
+	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	pt->lock_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (pt->lock_fd < 0 || bind(pt->lock_fd, (struct sockaddr *)&sa, len)) {
+		int err = errno;
+
+		snprintf(errbuf, errlen, "%s: %s", pt->name,
+			 err == EADDRINUSE ?
+				 "another xdplane is already running on this "
+				 "interface" :
+				 strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
+		      size_t errlen)
+{
+	struct ifreq ifr = { 0 };
+	int fd, need;
+
+	pt->ifindex = if_nametoindex(pt->name);
+	if (!pt->ifindex) {
+		snprintf(errbuf, errlen, "%s: no such interface", pt->name);
+		return -ENODEV;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", pt->name);
+	if (fd < 0 || ioctl(fd, SIOCGIFMTU, &ifr)) {
+		snprintf(errbuf, errlen, "%s: cannot read the MTU: %s",
+			 pt->name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	close(fd);
+	pt->mtu = ifr.ifr_mtu;
+	need = pt->mtu + GW_L2_OVERHEAD;
+	if (need > (int)gw->max_frame) {
+		snprintf(errbuf, errlen,
+			 "%s: MTU %d needs %d-byte frames, but a UMEM frame of "
+			 "%u bytes carries at most %u (after %d bytes of "
+			 "kernel headroom and umem.headroom %u): lower the MTU "
+			 "to %u or less (ip link set dev %s mtu %u), or raise "
+			 "umem.frame_size",
+			 pt->name, pt->mtu, need, gw->p.frame_size,
+			 gw->max_frame, GW_XDP_HEADROOM, gw->p.frame_headroom,
+			 gw->max_frame - GW_L2_OVERHEAD, pt->name,
+			 gw->max_frame - GW_L2_OVERHEAD);
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
+static void close_sockets(struct gateway *gw)
+{
+	for (int p = 0; p < GW_PORTS; p++)
+		for (uint32_t q = 0; q < gw->p.queues; q++)
+			xsk_queue_close(&gw->port[p].q[q]);
+	xsk_umem_reg_fini(&gw->reg);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Create every socket in one bind mode; all or nothing. */
+static int open_sockets(struct gateway *gw, bool zerocopy, char *errbuf,
+			size_t errlen)
+{
+	struct xsk_ring_sizes sz = { gw->p.fill_size, gw->p.comp_size,
+				     gw->p.rx_size, gw->p.tx_size };
+	int err;
+
+	err = xsk_umem_reg_init(&gw->reg, &gw->umem, &sz, &gw->port[0].q[0]);
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "cannot register the UMEM (%u frames of %u bytes): %s%s",
+			 gw->umem.n_frames, gw->umem.frame_size, strerror(-err),
+			 err == -ENOBUFS || err == -ENOMEM ?
+				 " (raise RLIMIT_MEMLOCK or keep CAP_IPC_LOCK)" :
+				 "");
+		return err;
+	}
+	for (int p = 0; p < GW_PORTS; p++) {
+		for (uint32_t q = 0; q < gw->p.queues; q++) {
+			/* A socket closed by a previous run is torn down
+			 * asynchronously: EBUSY for a moment. */
+			for (int tries = 0; tries < 30; tries++) {
+				err = xsk_queue_open(&gw->port[p].q[q],
+						     &gw->reg,
+						     gw->port[p].name, q, &sz,
+						     zerocopy);
+				if (err != -EBUSY)
+					break;
+				sleep_ms(100);
+			}
+			if (err) {
+				snprintf(errbuf, errlen,
+					 "%s queue %u: AF_XDP bind (%s): %s",
+					 gw->port[p].name, q,
+					 zerocopy ? "zero-copy" : "copy",
+					 strerror(-err));
+				close_sockets(gw);
+				return err;
+			}
+		}
+	}
+	gw->zerocopy = zerocopy;
+	return 0;
+}
+
+static int setup_sockets(struct gateway *gw, char *errbuf, size_t errlen)
+{
+	int err;
+
+	if (gw->p.bind_mode != 2) {
+		err = open_sockets(gw, true, errbuf, errlen);
+		if (!err || gw->p.bind_mode == 1)
+			return err;
+		log_info("zero-copy not available (%s); using copy mode",
+			 errbuf);
+	}
+	return open_sockets(gw, false, errbuf, errlen);
+}
+
+static int setup_tasks(struct gateway *gw)
+{
+	uint32_t n = gw->n_units, per_part = umem_frames_per_part(&gw->umem);
+	int err;
+
+	gw->rx = zalloc_aligned(n, sizeof(*gw->rx));
+	gw->eg = zalloc_aligned(n, sizeof(*gw->eg));
+	gw->ho = zalloc_aligned(n, sizeof(*gw->ho));
+	gw->ret = zalloc_aligned(n, sizeof(*gw->ret));
+	if (!gw->rx || !gw->eg || !gw->ho || !gw->ret)
+		return -ENOMEM;
+	for (uint32_t u = 0; u < n; u++) {
+		uint32_t p = unit_port(gw, u), q = unit_queue(gw, u);
+
+		/* The return ring holds every frame of the partition: an
+		 * egress task can always give a frame back. */
+		if (handoff_ring_init(&gw->ho[u], gw->p.handoff_size) ||
+		    return_ring_init(&gw->ret[u], per_part))
+			return -ENOMEM;
+		err = rx_task_init(&gw->rx[u], &gw->port[p].q[q], &gw->umem, u,
+				   &gw->ho[u], gw->p.batch, gw->max_frame);
+		if (err)
+			return err;
+		gw->rx[u].port = p;
+		rx_task_add_return(&gw->rx[u], &gw->ret[u]);
+		egress_task_init(&gw->eg[u], &gw->port[1 - p].q[q], &gw->umem,
+				 gw->p.batch);
+		err = egress_task_add_input(&gw->eg[u], &gw->ho[u], u,
+					    &gw->ret[u]);
+		if (err)
+			return err;
+		rx_task_refill(&gw->rx[u]);
+	}
+	return 0;
+}
+
+static int setup_workers(struct gateway *gw)
+{
+	uint32_t cpus[GW_MAX_CPUS], n_cpus = 0;
+	cpu_set_t set;
+	int err;
+
+	if (gw->p.n_cpus) {
+		n_cpus = gw->p.n_cpus;
+		memcpy(cpus, gw->p.cpus, n_cpus * sizeof(cpus[0]));
+	} else if (!sched_getaffinity(0, sizeof(set), &set)) {
+		for (int c = 0; c < CPU_SETSIZE && n_cpus < GW_MAX_CPUS; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[n_cpus++] = c;
+	}
+	if (!n_cpus)
+		cpus[n_cpus++] = 0;
+	gw->n_workers = MIN(n_cpus, gw->n_units);
+	gw->w = zalloc_aligned(gw->n_workers, sizeof(*gw->w));
+	if (!gw->w)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < gw->n_workers; i++) {
+		err = worker_init(&gw->w[i], i, cpus[i], gw->p.busy_us);
+		if (err)
+			return err;
+	}
+	for (uint32_t u = 0; u < gw->n_units; u++) {
+		struct worker *w = &gw->w[u % gw->n_workers];
+
+		if (worker_add_rx(w, &gw->rx[u]) ||
+		    worker_add_egress(w, &gw->eg[u]))
+			return -ENOSPC;
+	}
+	for (uint32_t i = 0; i < gw->n_workers; i++) {
+		struct worker *w = &gw->w[i];
+
+		log_info("worker %u on CPU %d:", i, w->cpu);
+		for (uint32_t k = 0; k < w->n_rx; k++) {
+			uint32_t u = w->rx[k] - gw->rx;
+
+			log_info("  RX %s queue %u -> egress %s queue %u",
+				 gw->port[unit_port(gw, u)].name,
+				 unit_queue(gw, u),
+				 gw->port[1 - unit_port(gw, u)].name,
+				 unit_queue(gw, u));
+		}
+	}
+	return 0;
+}
+
+struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
+			     size_t errlen)
+{
+	struct gateway *gw;
+	int err;
+
+	gw = calloc(1, sizeof(*gw));
+	if (!gw) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	gw->p = *p;
+	gw->n_units = GW_PORTS * p->queues;
+	gw->max_frame = p->frame_size - GW_XDP_HEADROOM - p->frame_headroom;
+	for (int i = 0; i < GW_PORTS; i++) {
+		gw->port[i].lock_fd = -1;
+		gw->port[i].prog.prog_fd = -1;
+		gw->port[i].prog.xsks_map_fd = -1;
+		gw->port[i].prog.verdicts_fd = -1;
+		snprintf(gw->port[i].name, sizeof(gw->port[i].name), "%s",
+			 p->ifname[i]);
+	}
+	for (int i = 0; i < GW_PORTS; i++) {
+		err = check_port(gw, &gw->port[i], errbuf, errlen);
+		if (!err)
+			err = lock_port(&gw->port[i], errbuf, errlen);
+		if (err)
+			goto fail;
+	}
+	err = umem_area_init(&gw->umem, p->umem_frames, p->frame_size,
+			     gw->n_units);
+	if (err) {
+		snprintf(errbuf, errlen, "cannot map the UMEM: %s",
+			 strerror(-err));
+		goto fail;
+	}
+	for (int i = 0; i < GW_PORTS; i++) {
+		err = steer_attach(&gw->port[i].prog, gw->port[i].ifindex,
+				   gw->port[i].name, gw->port[1 - i].ifindex,
+				   p->xdp_mode, p->failure_mode, errbuf,
+				   errlen);
+		if (err)
+			goto fail;
+	}
+	err = setup_sockets(gw, errbuf, errlen);
+	if (err)
+		goto fail;
+	log_info("AF_XDP bind mode: %s (%u queue%s per port, UMEM %u frames "
+		 "of %u bytes, largest frame %u bytes)",
+		 gw->zerocopy ? "zero-copy" : "copy", p->queues,
+		 p->queues > 1 ? "s" : "", gw->umem.n_frames,
+		 gw->umem.frame_size, gw->max_frame);
+	err = setup_tasks(gw);
+	if (!err)
+		err = setup_workers(gw);
+	if (err) {
+		snprintf(errbuf, errlen, "cannot set up the workers: %s",
+			 strerror(-err));
+		goto fail;
+	}
+	for (uint32_t i = 0; i < gw->n_workers; i++) {
+		err = worker_start(&gw->w[i]);
+		if (err) {
+			snprintf(errbuf, errlen, "cannot start worker %u: %s",
+				 i, strerror(-err));
+			goto fail;
+		}
+	}
+	/* Last: steer traffic into the sockets. */
+	for (int i = 0; i < GW_PORTS; i++) {
+		for (uint32_t q = 0; q < p->queues; q++) {
+			err = xsk_socket__update_xskmap(
+				gw->port[i].q[q].xsk,
+				gw->port[i].prog.xsks_map_fd);
+			if (err) {
+				snprintf(errbuf, errlen,
+					 "%s queue %u: cannot enter the socket "
+					 "in the XSKMAP: %s",
+					 gw->port[i].name, q, strerror(-err));
+				goto fail;
+			}
+		}
+	}
+	log_info("forwarding started: %s <-> %s", gw->port[0].name,
+		 gw->port[1].name);
+	return gw;
+fail:
+	gateway_close(gw, NULL);
+	return NULL;
+}
+
+static void census_handoff(const struct frame_desc *d, void *arg)
+{
+	struct umem_census *c = arg;
+
+	umem_census_add(c, umem_frame_start(c->u, d->addr));
+}
+
+static void census_return(const uint64_t *addr, void *arg)
+{
+	umem_census_add(arg, *addr);
+}
+
+static void take_census(struct gateway *gw, struct gw_census *out)
+{
+	struct umem_census c;
+
+	memset(out, 0, sizeof(*out));
+	if (!gw->rx || umem_census_init(&c, &gw->umem))
+		return;
+	for (uint32_t u = 0; u < gw->n_units; u++) {
+		rx_task_census(&gw->rx[u], &c);
+		handoff_ring_foreach(&gw->ho[u], census_handoff, &c);
+		return_ring_foreach(&gw->ret[u], census_return, &c);
+	}
+	for (int p = 0; p < GW_PORTS; p++)
+		for (uint32_t q = 0; q < gw->p.queues; q++)
+			xsk_queue_census(&gw->port[p].q[q], &c);
+	out->total = gw->umem.n_frames;
+	out->found = c.found;
+	out->missing = umem_census_missing(&c);
+	out->doubles = c.doubles;
+	out->strays = c.strays;
+	out->done = true;
+	umem_census_fini(&c);
+}
+
+void gateway_stop(struct gateway *gw)
+{
+	/* New frames take the failure path from here on. */
+	for (int i = 0; i < GW_PORTS; i++)
+		steer_unbind_all(&gw->port[i].prog);
+	if (gw->w) {
+		sleep_ms(20); /* frames already past the lookup land */
+		for (uint32_t i = 0; i < gw->n_workers; i++)
+			worker_stop(&gw->w[i]);
+	}
+}
+
+void gateway_close(struct gateway *gw, struct gw_census *census)
+{
+	if (!gw)
+		return;
+	gateway_stop(gw);
+	if (census)
+		take_census(gw, census);
+	for (int i = 0; i < GW_PORTS; i++)
+		steer_detach(&gw->port[i].prog);
+	close_sockets(gw);
+	for (uint32_t i = 0; gw->w && i < gw->n_workers; i++)
+		worker_fini(&gw->w[i]);
+	for (uint32_t u = 0; gw->rx && u < gw->n_units; u++) {
+		rx_task_fini(&gw->rx[u]);
+		handoff_ring_fini(&gw->ho[u]);
+		return_ring_fini(&gw->ret[u]);
+	}
+	free(gw->w);
+	free(gw->rx);
+	free(gw->eg);
+	free(gw->ho);
+	free(gw->ret);
+	umem_area_fini(&gw->umem);
+	for (int i = 0; i < GW_PORTS; i++)
+		if (gw->port[i].lock_fd >= 0)
+			close(gw->port[i].lock_fd);
+	free(gw);
+}
+
+void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s)
+{
+	struct xdp_statistics xs;
+
+	memset(s, 0, sizeof(*s));
+	for (uint32_t u = 0; u < gw->n_units; u++) {
+		if ((int)unit_port(gw, u) == port) {
+			const struct rx_counters *c = &gw->rx[u].ctr;
+
+			s->rx_packets += ctr_read(&c->packets);
+			s->rx_bytes += ctr_read(&c->bytes);
+			s->drop_handoff_full += ctr_read(&c->drop_handoff_full);
+			s->drop_invalid_desc += ctr_read(&c->drop_invalid_desc);
+			s->drop_multibuf += ctr_read(&c->drop_multibuf);
+		} else {
+			const struct egress_counters *c = &gw->eg[u].ctr;
+
+			s->tx_packets += ctr_read(&c->packets);
+			s->tx_bytes += ctr_read(&c->bytes);
+			s->tx_kicks += ctr_read(&c->kicks);
+			s->tx_kick_errors += ctr_read(&c->kick_errors);
+			s->foreign_frames += ctr_read(&c->foreign_frames);
+		}
+	}
+	steer_read_verdicts(&gw->port[port].prog, s->verdicts);
+	for (uint32_t q = 0; q < gw->p.queues; q++) {
+		if (xsk_queue_stats(&gw->port[port].q[q], &xs))
+			continue;
+		s->xsk.rx_dropped += xs.rx_dropped;
+		s->xsk.rx_invalid_descs += xs.rx_invalid_descs;
+		s->xsk.tx_invalid_descs += xs.tx_invalid_descs;
+		s->xsk.rx_ring_full += xs.rx_ring_full;
+		s->xsk.rx_fill_ring_empty_descs += xs.rx_fill_ring_empty_descs;
+		s->xsk.tx_ring_empty_descs += xs.tx_ring_empty_descs;
+	}
+}
+
+void gateway_info(const struct gateway *gw, struct gw_info *info)
+{
+	info->xdp_mode = steer_mode_name(&gw->port[0].prog);
+	info->zerocopy = gw->zerocopy;
+	info->n_workers = gw->n_workers;
+	info->umem_frames = gw->umem.n_frames;
+	info->max_frame = gw->max_frame;
+}
+
+const char *gateway_port_name(const struct gateway *gw, int port)
+{
+	return gw->port[port].name;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * gateway.h - a port pair assembled: XDP programs, shared UMEM, one socket
+ * per (port, queue), RX and egress tasks, worker threads.
+ *
+ *   port A queue q: RX task  --handoff ring-->  egress task of port B queue q
+ *                   (owner of partition A.q) <--return ring--  (TX + compl.)
+ *   and the mirror image for B -> A.
+ *
+ * Placement: the RX task of (A, q) and the egress task of (B, q) form one
+ * unit and always run on the same worker; units are dealt round-robin to
+ * the workers (one per CPU in params.cpus, at most one per unit).
+ *
+ * Life cycle (control thread only): gateway_open() sets everything up and
+ * starts forwarding (log line "forwarding started"); gateway_stop() moves
+ * the sockets out of the XSKMAPs (frames take the failure path: in-kernel
+ * forwarding when fail-open), lets the workers drain and stops them;
+ * gateway_close() takes the frame census, detaches the programs and frees
+ * everything.
+ *
+ * Readers of statistics (gateway_port_stats) may run on any thread at any
+ * time between open and close; they only read single-writer counters.
+ */
+#ifndef XDPLANE_GATEWAY_H
+#define XDPLANE_GATEWAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/if_xdp.h>
+#include "../xdp/steer_abi.h"
+
+#define GW_PORTS 2
+#define GW_MAX_QUEUES 64
+#define GW_MAX_CPUS 256
+
+struct gw_params {
+	char ifname[GW_PORTS][16];
+	uint32_t queues;
+	int xdp_mode; /* enum steer_mode_req */
+	int bind_mode; /* 0 auto, 1 zerocopy, 2 copy */
+	uint32_t failure_mode; /* enum steer_failure_mode */
+	uint32_t fill_size, comp_size, rx_size, tx_size, handoff_size;
+	uint32_t umem_frames, frame_size, frame_headroom;
+	uint32_t busy_us, batch;
+	uint32_t n_cpus; /* 0: every CPU the process may use */
+	uint32_t cpus[GW_MAX_CPUS];
+};
+
+struct gw_port_stats {
+	uint64_t rx_packets, rx_bytes;
+	uint64_t tx_packets, tx_bytes;
+	uint64_t drop_handoff_full, drop_invalid_desc, drop_multibuf;
+	uint64_t tx_kicks, tx_kick_errors, foreign_frames;
+	uint64_t verdicts[STEER_V_MAX];
+	struct xdp_statistics xsk; /* summed over the port's sockets */
+};
+
+struct gw_census {
+	uint64_t total; /* frames in the UMEM */
+	uint64_t found; /* found exactly once */
+	uint64_t missing; /* found nowhere: leaked */
+	uint64_t doubles; /* found in two places */
+	uint64_t strays; /* addresses outside the UMEM */
+	bool done;
+};
+
+struct gw_info {
+	const char *xdp_mode; /* "native" | "generic" */
+	bool zerocopy;
+	uint32_t n_workers;
+	uint32_t umem_frames;
+	uint32_t max_frame; /* largest frame a socket can receive, bytes */
+};
+
+struct gateway;
+
+/* errbuf gets one line saying what failed and what to change. */
+struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
+			     size_t errlen);
+/* Stop forwarding: sockets leave the XSKMAPs, workers drain and exit.
+ * Statistics stay readable until gateway_close(). Idempotent. */
+void gateway_stop(struct gateway *gw);
+/* Stop if needed, take the census (when asked), detach, free. */
+void gateway_close(struct gateway *gw, struct gw_census *census);
+void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s);
+void gateway_info(const struct gateway *gw, struct gw_info *info);
+const char *gateway_port_name(const struct gateway *gw, int port);
+
+#endif

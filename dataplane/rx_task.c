@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * rx_task.c - see rx_task.h.
+ */
+#include <errno.h>
+#include <sys/socket.h>
+#include <linux/if_xdp.h>
+#include "rx_task.h"
+
+#ifndef XDP_PKT_CONTD
+#define XDP_PKT_CONTD (1 << 0)
+#endif
+
+int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
+		 const struct umem_area *umem, uint32_t part,
+		 struct handoff_ring *out, uint32_t batch, uint32_t max_len)
+{
+	t->xq = xq;
+	t->umem = umem;
+	t->out = out;
+	t->n_ret = 0;
+	t->batch = MIN(batch, RX_MAX_BATCH);
+	t->max_len = max_len;
+	return frame_pool_init(&t->pool, umem, part);
+}
+
+void rx_task_fini(struct rx_task *t)
+{
+	frame_pool_fini(&t->pool);
+}
+
+int rx_task_add_return(struct rx_task *t, struct return_ring *r)
+{
+	if (t->n_ret == RX_MAX_RETURN_RINGS)
+		return -ENOSPC;
+	t->ret[t->n_ret++] = r;
+	return 0;
+}
+
+uint32_t rx_task_refill(struct rx_task *t)
+{
+	struct xsk_ring_prod *fq = &t->xq->fill;
+	uint32_t n, idx, i;
+
+	n = xsk_prod_nb_free(fq, t->pool.count);
+	n = MIN(n, t->pool.count);
+	if (!n || xsk_ring_prod__reserve(fq, n, &idx) != n)
+		return 0;
+	/* The pool is a stack: pop from its top straight into the ring. */
+	for (i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(fq, idx + i) =
+			t->pool.addrs[--t->pool.count];
+	xsk_ring_prod__submit(fq, n);
+	return n;
+}
+
+static uint32_t take_returns(struct rx_task *t)
+{
+	uint64_t addrs[RX_MAX_BATCH];
+	uint32_t total = 0, n, i, r;
+
+	for (r = 0; r < t->n_ret; r++) {
+		while ((n = return_ring_dequeue(t->ret[r], addrs,
+						RX_MAX_BATCH)) > 0) {
+			for (i = 0; i < n; i++)
+				frame_pool_put(&t->pool, addrs[i]);
+			total += n;
+		}
+	}
+	return total;
+}
+
+uint32_t rx_task_poll(struct rx_task *t)
+{
+	struct frame_desc descs[RX_MAX_BATCH];
+	const struct xdp_desc *d;
+	uint32_t work, n, idx, i, k = 0, sent;
+	uint64_t bytes = 0, invalid = 0, multibuf = 0;
+
+	work = take_returns(t);
+	work += rx_task_refill(t);
+
+	n = xsk_ring_cons__peek(&t->xq->rx, t->batch, &idx);
+	if (!n) {
+		if (xsk_ring_prod__needs_wakeup(&t->xq->fill)) {
+			recvfrom(t->xq->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+			ctr_add(&t->ctr.fill_wakeups, 1);
+		}
+		return work;
+	}
+	for (i = 0; i < n; i++) {
+		d = xsk_ring_cons__rx_desc(&t->xq->rx, idx + i);
+		if (unlikely(d->len > t->max_len ||
+			     d->addr + d->len > t->umem->size)) {
+			invalid++;
+			frame_pool_put(&t->pool,
+				       umem_frame_start(t->umem, d->addr));
+			continue;
+		}
+		if (unlikely(d->options & XDP_PKT_CONTD)) {
+			multibuf++;
+			frame_pool_put(&t->pool,
+				       umem_frame_start(t->umem, d->addr));
+			continue;
+		}
+		descs[k].addr = d->addr;
+		descs[k].len = d->len;
+		descs[k].meta = 0;
+		bytes += d->len;
+		k++;
+	}
+	xsk_ring_cons__release(&t->xq->rx, n);
+
+	sent = handoff_ring_enqueue(t->out, descs, k);
+	for (i = sent; i < k; i++)
+		frame_pool_put(&t->pool,
+			       umem_frame_start(t->umem, descs[i].addr));
+	ctr_add(&t->ctr.packets, n);
+	ctr_add(&t->ctr.bytes, bytes);
+	if (unlikely(k - sent))
+		ctr_add(&t->ctr.drop_handoff_full, k - sent);
+	if (unlikely(invalid))
+		ctr_add(&t->ctr.drop_invalid_desc, invalid);
+	if (unlikely(multibuf))
+		ctr_add(&t->ctr.drop_multibuf, multibuf);
+	return work + n;
+}
+
+void rx_task_census(struct rx_task *t, struct umem_census *c)
+{
+	for (uint32_t i = 0; i < t->pool.count; i++)
+		umem_census_add(c, t->pool.addrs[i]);
+}

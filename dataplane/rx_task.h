@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * rx_task.h - the RX task of one (port, queue): takes frames off the socket's
+ * RX ring and hands them to the egress task of the other port; keeps the
+ * fill ring stocked from its frame pool.
+ *
+ * Ownership: an RX task is run by exactly one worker thread. It owns its
+ * UMEM partition's frame pool, the producer side of its socket's fill ring,
+ * the consumer side of its RX ring, the producer side of its handoff ring
+ * and the consumer side of its return rings. Its counters have that thread
+ * as their only writer.
+ *
+ * Losses: a frame that cannot be handed over (handoff ring full) or that the
+ * kernel delivered malformed (longer than a frame, multi-buffer) goes back to
+ * the pool and is counted by reason. Nothing else is ever dropped here.
+ */
+#ifndef XDPLANE_RX_TASK_H
+#define XDPLANE_RX_TASK_H
+
+#include "compiler.h"
+#include "frame.h"
+#include "umem.h"
+#include "xsk_queue.h"
+
+#define RX_MAX_RETURN_RINGS 8
+#define RX_MAX_BATCH 256
+
+struct rx_counters {
+	ctr_t packets; /* descriptors received, whatever became of them */
+	ctr_t bytes; /* bytes of well-formed frames received */
+	ctr_t drop_handoff_full; /* egress not keeping up */
+	ctr_t drop_invalid_desc; /* kernel descriptor out of bounds */
+	ctr_t drop_multibuf; /* multi-buffer frame, not enabled */
+	ctr_t fill_wakeups; /* recvfrom() to wake the driver for fill */
+} __cacheline_aligned;
+
+struct rx_task {
+	struct xsk_queue *xq;
+	const struct umem_area *umem;
+	struct frame_pool pool;
+	struct handoff_ring *out;
+	struct return_ring *ret[RX_MAX_RETURN_RINGS];
+	uint32_t n_ret;
+	uint32_t batch;
+	uint32_t max_len; /* largest frame a descriptor may carry */
+	uint32_t port; /* index of its port in the pair */
+	struct rx_counters ctr;
+};
+
+int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
+		 const struct umem_area *umem, uint32_t part,
+		 struct handoff_ring *out, uint32_t batch, uint32_t max_len);
+void rx_task_fini(struct rx_task *t);
+int rx_task_add_return(struct rx_task *t, struct return_ring *r);
+
+/* Stock the fill ring from the pool (also used before the worker starts). */
+uint32_t rx_task_refill(struct rx_task *t);
+
+/* One pass: returns the number of frames and descriptors it moved. */
+uint32_t rx_task_poll(struct rx_task *t);
+
+/* Census of a stopped task: its pool (rings are walked elsewhere). */
+void rx_task_census(struct rx_task *t, struct umem_census *c);
+
+#endif

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * steer_prog.c - load, attach, replace and detach the steering program.
+ * See steer_prog.h for the rules.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "steer_prog.h"
+
+extern const char xdplane_steer_obj[];
+extern const char xdplane_steer_obj_end[];
+
+static const char *const verdict_names[STEER_V_MAX] = {
+	[STEER_V_XSK] = "xsk",
+	[STEER_V_FAILOPEN] = "failopen_redirect",
+	[STEER_V_FAILOPEN_ERR] = "failopen_error",
+	[STEER_V_FAILCLOSED] = "failclosed_drop",
+	[STEER_V_QUEUE_RANGE] = "queue_out_of_range",
+};
+
+const char *steer_verdict_name(enum steer_verdict v)
+{
+	return v < STEER_V_MAX ? verdict_names[v] : "?";
+}
+
+const char *steer_mode_name(const struct steer_prog *sp)
+{
+	return sp->attach_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native";
+}
+
+/* Name and id of the program attached to ifindex in `mode`, if any. */
+static int attached_prog(int ifindex, uint32_t *id, char *name, size_t len,
+			 uint32_t *mode_flags)
+{
+	struct bpf_xdp_query_opts q = { .sz = sizeof(q) };
+	struct bpf_prog_info info;
+	uint32_t info_len = sizeof(info);
+	int fd, err;
+
+	*id = 0;
+	name[0] = '\0';
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err)
+		return err;
+	if (q.drv_prog_id) {
+		*id = q.drv_prog_id;
+		*mode_flags = XDP_FLAGS_DRV_MODE;
+	} else if (q.skb_prog_id) {
+		*id = q.skb_prog_id;
+		*mode_flags = XDP_FLAGS_SKB_MODE;
+	} else if (q.hw_prog_id) {
+		*id = q.hw_prog_id;
+		*mode_flags = XDP_FLAGS_HW_MODE;
+	}
+	if (!*id)
+		return 0;
+	fd = bpf_prog_get_fd_by_id(*id);
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	err = bpf_obj_get_info_by_fd(fd, &info, &info_len);
+	close(fd);
+	if (err)
+		return -errno;
+	snprintf(name, len, "%s", info.name);
+	return 0;
+}
+
+static int configure_maps(struct steer_prog *sp, int peer_ifindex,
+			  uint32_t failure_mode)
+{
+	struct steer_conf conf = { .failure_mode = failure_mode };
+	uint32_t zero = 0;
+	int fd;
+
+	fd = bpf_object__find_map_fd_by_name(sp->obj, "conf_map");
+	if (fd < 0 || bpf_map_update_elem(fd, &zero, &conf, 0))
+		return -errno ? -errno : -ENOENT;
+	fd = bpf_object__find_map_fd_by_name(sp->obj, "peer_map");
+	if (fd < 0 || bpf_map_update_elem(fd, &zero, &peer_ifindex, 0))
+		return -errno ? -errno : -ENOENT;
+	sp->xsks_map_fd = bpf_object__find_map_fd_by_name(sp->obj, "xsks_map");
+	sp->verdicts_fd = bpf_object__find_map_fd_by_name(sp->obj, "verdicts");
+	return sp->xsks_map_fd < 0 || sp->verdicts_fd < 0 ? -ENOENT : 0;
+}
+
+static int try_attach(struct steer_prog *sp, uint32_t mode_flags,
+		      uint32_t old_id, uint32_t old_mode)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	int old_fd = -1, err;
+
+	if (old_id && old_mode == mode_flags) {
+		old_fd = bpf_prog_get_fd_by_id(old_id);
+		if (old_fd < 0)
+			return -errno;
+		opts.old_prog_fd = old_fd;
+		err = bpf_xdp_attach(sp->ifindex, sp->prog_fd,
+				     mode_flags | XDP_FLAGS_REPLACE, &opts);
+		close(old_fd);
+		return err;
+	}
+	if (old_id) {
+		/* A stale program in the other mode: no atomic swap exists. */
+		bpf_xdp_detach(sp->ifindex, old_mode, NULL);
+	}
+	return bpf_xdp_attach(sp->ifindex, sp->prog_fd,
+			      mode_flags | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL);
+}
+
+int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
+		 int peer_ifindex, enum steer_mode_req mode,
+		 uint32_t failure_mode, char *errbuf, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts, .object_name = "xdplane");
+	char old_name[BPF_OBJ_NAME_LEN];
+	uint32_t old_id = 0, old_mode = 0;
+	struct bpf_program *prog;
+	int err;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->prog_fd = sp->xsks_map_fd = sp->verdicts_fd = -1;
+	sp->ifindex = ifindex;
+
+	err = attached_prog(ifindex, &old_id, old_name, sizeof(old_name),
+			    &old_mode);
+	if (err) {
+		snprintf(errbuf, errlen, "%s: cannot query XDP state: %s",
+			 ifname, strerror(-err));
+		return err;
+	}
+	if (old_id && strcmp(old_name, STEER_PROG_NAME) != 0) {
+		snprintf(errbuf, errlen,
+			 "%s: another XDP program is attached ('%s', id %u); "
+			 "xdplane will not replace it: detach it first "
+			 "(ip link set dev %s xdp off)",
+			 ifname, old_name, old_id, ifname);
+		return -EBUSY;
+	}
+
+	sp->obj = bpf_object__open_mem(xdplane_steer_obj,
+				       xdplane_steer_obj_end - xdplane_steer_obj,
+				       &oopts);
+	if (!sp->obj) {
+		err = -errno;
+		snprintf(errbuf, errlen, "cannot open the steering program: %s",
+			 strerror(-err));
+		return err;
+	}
+	err = bpf_object__load(sp->obj);
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "cannot load the steering program: %s (needs "
+			 "CAP_BPF and CAP_NET_ADMIN, or root)",
+			 strerror(-err));
+		goto fail;
+	}
+	prog = bpf_object__find_program_by_name(sp->obj, STEER_PROG_NAME);
+	sp->prog_fd = prog ? bpf_program__fd(prog) : -1;
+	err = sp->prog_fd < 0 ? -ENOENT :
+				configure_maps(sp, peer_ifindex, failure_mode);
+	if (err) {
+		snprintf(errbuf, errlen, "cannot set up the program's maps: %s",
+			 strerror(-err));
+		goto fail;
+	}
+
+	err = -EOPNOTSUPP;
+	if (mode != STEER_MODE_GENERIC) {
+		err = try_attach(sp, XDP_FLAGS_DRV_MODE, old_id, old_mode);
+		if (!err)
+			sp->attach_flags = XDP_FLAGS_DRV_MODE;
+		else if (mode == STEER_MODE_AUTO)
+			log_warn("%s: native XDP refused (%s), trying generic",
+				 ifname, strerror(-err));
+	}
+	if (err && mode != STEER_MODE_NATIVE) {
+		err = try_attach(sp, XDP_FLAGS_SKB_MODE, old_id, old_mode);
+		if (!err)
+			sp->attach_flags = XDP_FLAGS_SKB_MODE;
+	}
+	if (err) {
+		snprintf(errbuf, errlen, "%s: cannot attach XDP (%s mode): %s%s",
+			 ifname,
+			 mode == STEER_MODE_NATIVE  ? "native" :
+			 mode == STEER_MODE_GENERIC ? "generic" :
+						      "native or generic",
+			 strerror(-err),
+			 err == -ERANGE ? " (the interface MTU is too large "
+					  "for single-buffer XDP)" :
+					  "");
+		goto fail;
+	}
+	sp->attached = true;
+	sp->replaced_stale = old_id != 0;
+	if (old_id)
+		log_warn("%s: replaced a stale xdplane program (id %u) left "
+			 "by a previous run",
+			 ifname, old_id);
+	log_info("%s: XDP program attached in %s mode", ifname,
+		 steer_mode_name(sp));
+	return 0;
+fail:
+	bpf_object__close(sp->obj);
+	sp->obj = NULL;
+	return err;
+}
+
+void steer_unbind_all(struct steer_prog *sp)
+{
+	for (uint32_t q = 0; sp->xsks_map_fd >= 0 && q < STEER_MAX_QUEUES; q++)
+		bpf_map_delete_elem(sp->xsks_map_fd, &q);
+}
+
+void steer_detach(struct steer_prog *sp)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = sp->prog_fd);
+
+	if (sp->attached) {
+		/* Only if it is still ours: never remove someone else's. */
+		if (bpf_xdp_detach(sp->ifindex,
+				   sp->attach_flags | XDP_FLAGS_REPLACE, &opts))
+			log_warn("ifindex %d: XDP detach: %s", sp->ifindex,
+				 strerror(errno));
+		sp->attached = false;
+	}
+	if (sp->obj)
+		bpf_object__close(sp->obj);
+	sp->obj = NULL;
+}
+
+int steer_read_verdicts(const struct steer_prog *sp, uint64_t out[STEER_V_MAX])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+
+	memset(out, 0, sizeof(uint64_t) * STEER_V_MAX);
+	if (ncpu <= 0 || sp->verdicts_fd < 0)
+		return -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < STEER_V_MAX; k++) {
+		if (bpf_map_lookup_elem(sp->verdicts_fd, &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return 0;
+}

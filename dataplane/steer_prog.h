@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * steer_prog.h - life cycle of the XDP steering program on one port.
+ *
+ * The program (xdp/steer.bpf.c) is embedded in the daemon, loaded with
+ * libbpf and attached through netlink (bpf_xdp_attach), not a bpf_link:
+ *  - a netlink attachment outlives the process, which is what keeps the
+ *    fail-open path forwarding after a crash (the XSKMAP entries vanish with
+ *    the sockets; the program then takes its failure-mode branch);
+ *  - it can replace a stale program atomically (XDP_FLAGS_REPLACE), so a
+ *    restart under traffic has no window without a program.
+ * libxdp's attach would go through its multi-program dispatcher, which does
+ * not load on every kernel and cannot replace a foreign single program
+ * atomically; the AF_XDP sockets themselves use libxdp (see xsk_queue.h).
+ *
+ * At start, steer_attach() looks at what the port already has:
+ *  - nothing: attach;
+ *  - a program named STEER_PROG_NAME: left by a crashed run (the caller
+ *    holds the port lock, so no live xdplane owns it): replace atomically;
+ *  - anything else: refuse, naming it; the operator decides.
+ * A clean stop detaches (steer_detach).
+ *
+ * Thread: control thread only (set-up and tear-down).
+ */
+#ifndef XDPLANE_STEER_PROG_H
+#define XDPLANE_STEER_PROG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../xdp/steer_abi.h"
+
+struct bpf_object;
+
+struct steer_prog {
+	struct bpf_object *obj;
+	int prog_fd;
+	int xsks_map_fd;
+	int verdicts_fd;
+	int ifindex;
+	uint32_t attach_flags; /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
+	bool attached;
+	bool replaced_stale; /* a crashed run's program was replaced */
+};
+
+enum steer_mode_req {
+	STEER_MODE_AUTO,
+	STEER_MODE_NATIVE,
+	STEER_MODE_GENERIC,
+};
+
+/* Load the program for port `ifindex`, whose peer is `peer_ifindex`, and
+ * attach it. errbuf receives a one-line reason on failure. Returns 0 or
+ * -errno. */
+int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
+		 int peer_ifindex, enum steer_mode_req mode,
+		 uint32_t failure_mode, char *errbuf, size_t errlen);
+
+/* Remove every socket from the XSKMAP: frames take the failure path. */
+void steer_unbind_all(struct steer_prog *sp);
+
+/* Detach (only if the attached program is still ours) and close. */
+void steer_detach(struct steer_prog *sp);
+
+/* Sum of the per-CPU verdict counters. */
+int steer_read_verdicts(const struct steer_prog *sp,
+			uint64_t out[STEER_V_MAX]);
+
+const char *steer_mode_name(const struct steer_prog *sp);
+const char *steer_verdict_name(enum steer_verdict v);
+
+#endif

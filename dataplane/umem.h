@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * umem.h - the UMEM of a port pair and the accounting of its frames.
+ *
+ * One UMEM is shared by every AF_XDP socket of both ports (XDP_SHARED_UMEM),
+ * so a frame received on one port is transmitted on the other by passing its
+ * address: no copy.
+ *
+ * Partitions: the frames are split into equal, power-of-two sized partitions,
+ * one per RX task. An RX task owns its partition's frames: it alone feeds
+ * them to its fill ring and takes them back. The owner of any address is
+ * umem_owner(addr), a shift: no table, no division.
+ *
+ * Places: at every moment each frame is in exactly one of
+ *   - its owner's free pool              (struct frame_pool, owner thread)
+ *   - the owner's fill ring              (kernel, producer: owner)
+ *   - the owner's RX ring                (kernel, consumer: owner)
+ *   - a handoff ring                     (owner -> an egress task)
+ *   - an egress socket's TX ring         (kernel, producer: egress task)
+ *   - that socket's completion ring      (kernel, consumer: egress task)
+ *   - a return ring                      (egress task -> owner)
+ *   - held by a zero-copy driver         (counted, not addressable)
+ * The census (umem_census_*) walks all of them once the workers are stopped
+ * and checks that every frame is found exactly once.
+ */
+#ifndef XDPLANE_UMEM_H
+#define XDPLANE_UMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct umem_area {
+	void *base;
+	size_t size; /* bytes */
+	uint32_t frame_size; /* power of two */
+	uint32_t frame_shift; /* log2(frame_size) */
+	uint32_t n_frames; /* n_parts << part_shift */
+	uint32_t n_parts;
+	uint32_t part_shift; /* log2(frames per partition) */
+	bool hugepages;
+};
+
+/* Map the area: n_parts partitions of the largest power of two of frames
+ * that fits in max_frames / n_parts. Returns 0 or -errno. */
+int umem_area_init(struct umem_area *u, uint32_t max_frames,
+		   uint32_t frame_size, uint32_t n_parts);
+void umem_area_fini(struct umem_area *u);
+
+static inline uint32_t umem_frames_per_part(const struct umem_area *u)
+{
+	return 1u << u->part_shift;
+}
+
+static inline uint64_t umem_frame_start(const struct umem_area *u,
+					uint64_t addr)
+{
+	return addr & ~((uint64_t)u->frame_size - 1);
+}
+
+static inline uint32_t umem_owner(const struct umem_area *u, uint64_t addr)
+{
+	return (uint32_t)(addr >> (u->frame_shift + u->part_shift));
+}
+
+/* The frame pool: a LIFO stack of frame start addresses. One owner thread. */
+struct frame_pool {
+	uint64_t *addrs;
+	uint32_t count;
+	uint32_t cap;
+};
+
+/* Fill the pool with every frame of partition `part`. */
+int frame_pool_init(struct frame_pool *p, const struct umem_area *u,
+		    uint32_t part);
+void frame_pool_fini(struct frame_pool *p);
+
+/* Never overflows: a pool has room for every frame of its partition. */
+static inline void frame_pool_put(struct frame_pool *p, uint64_t addr)
+{
+	p->addrs[p->count++] = addr;
+}
+
+/* Census: one bit per frame, set when a place reports holding it. */
+struct umem_census {
+	const struct umem_area *u;
+	uint64_t *bits;
+	uint64_t found; /* frames reported exactly once so far */
+	uint64_t doubles; /* reports of a frame already found */
+	uint64_t strays; /* addresses outside the UMEM */
+	uint64_t uncounted; /* frames held by a driver (zero-copy), by count */
+};
+
+int umem_census_init(struct umem_census *c, const struct umem_area *u);
+void umem_census_fini(struct umem_census *c);
+void umem_census_add(struct umem_census *c, uint64_t addr);
+/* Frames nobody reported (leaked). */
+uint64_t umem_census_missing(const struct umem_census *c);
+
+#endif

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * worker.c - see worker.h.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include "log.h"
+#include "worker.h"
+
+#define WORKER_DRAIN_NS 1000000000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us)
+{
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->cpu = cpu;
+	w->busy_us = busy_us;
+	atomic_init(&w->state, WORKER_RUN);
+	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return w->wake_fd < 0 ? -errno : 0;
+}
+
+int worker_add_rx(struct worker *w, struct rx_task *t)
+{
+	if (w->n_rx == WORKER_MAX_TASKS)
+		return -ENOSPC;
+	w->rx[w->n_rx++] = t;
+	return 0;
+}
+
+int worker_add_egress(struct worker *w, struct egress_task *t)
+{
+	if (w->n_eg == WORKER_MAX_TASKS)
+		return -ENOSPC;
+	w->eg[w->n_eg++] = t;
+	return 0;
+}
+
+static uint32_t run_tasks(struct worker *w)
+{
+	uint32_t work = 0, i;
+
+	for (i = 0; i < w->n_rx; i++)
+		work += rx_task_poll(w->rx[i]);
+	for (i = 0; i < w->n_eg; i++)
+		work += egress_task_poll(w->eg[i]);
+	return work;
+}
+
+static bool tx_pending(const struct worker *w)
+{
+	for (uint32_t i = 0; i < w->n_eg; i++)
+		if (w->eg[i]->outstanding)
+			return true;
+	return false;
+}
+
+static void sleep_until_work(struct worker *w)
+{
+	uint32_t n = w->n_rx;
+	uint64_t v;
+
+	for (uint32_t i = 0; i < n; i++) {
+		w->pfds[i].fd = w->rx[i]->xq->fd;
+		w->pfds[i].events = POLLIN;
+	}
+	w->pfds[n].fd = w->wake_fd;
+	w->pfds[n].events = POLLIN;
+	ctr_add(&w->ctr.sleeps, 1);
+	if (poll(w->pfds, n + 1, tx_pending(w) ? 1 : 1000) > 0 &&
+	    (w->pfds[n].revents & POLLIN))
+		(void)!read(w->wake_fd, &v, sizeof(v));
+}
+
+/* Stop requested: run until nothing is in flight, for at most a second. */
+static void drain(struct worker *w)
+{
+	uint64_t deadline = now_ns() + WORKER_DRAIN_NS;
+	uint32_t quiet = 0;
+
+	while (now_ns() < deadline && quiet < 3) {
+		if (run_tasks(w) || tx_pending(w))
+			quiet = 0;
+		else
+			quiet++;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t busy_ns = (uint64_t)w->busy_us * 1000, idle_since = 0;
+	uint64_t passes = 0;
+
+	while (atomic_load_explicit(&w->state, memory_order_acquire) ==
+	       WORKER_RUN) {
+		passes++;
+		if (run_tasks(w)) {
+			idle_since = 0;
+			continue;
+		}
+		if (!idle_since) {
+			idle_since = now_ns();
+			continue;
+		}
+		if (now_ns() - idle_since < busy_ns) {
+			cpu_relax();
+			continue;
+		}
+		ctr_add(&w->ctr.passes, passes);
+		passes = 0;
+		sleep_until_work(w);
+		idle_since = 0;
+	}
+	ctr_add(&w->ctr.passes, passes);
+	drain(w);
+	return NULL;
+}
+
+int worker_start(struct worker *w)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	char name[16];
+	int err;
+
+	pthread_attr_init(&attr);
+	if (w->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	err = pthread_create(&w->thread, &attr, worker_main, w);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return -err;
+	w->started = true;
+	snprintf(name, sizeof(name), "xdplane-w%u", w->id);
+	pthread_setname_np(w->thread, name);
+	return 0;
+}
+
+void worker_stop(struct worker *w)
+{
+	uint64_t one = 1;
+
+	if (!w->started)
+		return;
+	atomic_store_explicit(&w->state, WORKER_STOP, memory_order_release);
+	(void)!write(w->wake_fd, &one, sizeof(one));
+	pthread_join(w->thread, NULL);
+	w->started = false;
+}
+
+void worker_fini(struct worker *w)
+{
+	if (w->wake_fd >= 0)
+		close(w->wake_fd);
+	w->wake_fd = -1;
+}

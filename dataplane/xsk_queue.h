@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * xsk_queue.h - one AF_XDP socket: a (port, queue) with its four rings, all
+ * on the pair's shared UMEM (XDP_SHARED_UMEM; libxdp's xsk API).
+ *
+ * Ring ownership (per ring, not per socket):
+ *   fill ring        producer: the RX task of this (port, queue)
+ *   RX ring          consumer: the RX task of this (port, queue)
+ *   TX ring          producer: the egress task of this (port, queue)
+ *   completion ring  consumer: the egress task of this (port, queue)
+ * The RX task and the egress task may run on different threads; they never
+ * touch each other's rings.
+ *
+ * Bind mode: zero-copy is tried first in auto mode; a driver that refuses it
+ * (EOPNOTSUPP, or EINVAL on older kernels) gets copy mode. Which one was
+ * chosen is recorded in `zerocopy` and logged by the caller.
+ */
+#ifndef XDPLANE_XSK_QUEUE_H
+#define XDPLANE_XSK_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <xdp/xsk.h>
+#include "umem.h"
+
+struct xsk_queue {
+	struct xsk_socket *xsk;
+	int fd;
+	uint32_t queue_id;
+	bool zerocopy;
+	struct xsk_ring_prod fill;
+	struct xsk_ring_cons comp;
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod tx;
+};
+
+struct xsk_ring_sizes {
+	uint32_t fill, comp, rx, tx;
+};
+
+/* The UMEM registration shared by every socket of a pair. The first socket
+ * created uses the fill/completion rings made with the UMEM. */
+struct xsk_umem_reg {
+	struct xsk_umem *umem;
+	struct xsk_queue *first; /* whose fill/comp rings the UMEM made */
+};
+
+int xsk_umem_reg_init(struct xsk_umem_reg *reg, struct umem_area *area,
+		      const struct xsk_ring_sizes *sz, struct xsk_queue *first);
+void xsk_umem_reg_fini(struct xsk_umem_reg *reg);
+
+/* Create and bind a socket. zerocopy: 1 force, 0 copy only. */
+int xsk_queue_open(struct xsk_queue *q, struct xsk_umem_reg *reg,
+		   const char *ifname, uint32_t queue_id,
+		   const struct xsk_ring_sizes *sz, bool zerocopy);
+void xsk_queue_close(struct xsk_queue *q);
+
+/* Kernel's per-socket statistics (XDP_STATISTICS). */
+int xsk_queue_stats(const struct xsk_queue *q, struct xdp_statistics *st);
+
+/* Census of a quiescent socket: report every address it holds in its
+ * rings (entries between consumer and producer). */
+void xsk_queue_census(struct xsk_queue *q, struct umem_census *c);
+
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Misconfiguration is refused, before anything is touched, with an error
+# that names the file, the line and column, and the key; exit status != 0.
+# An MTU larger than a UMEM frame can carry is refused at start with a
+# message that says what to change.
+set -euo pipefail
+source "$(dirname "$0")/../lib/testbed.sh"
+tb_init
+tb_build
+XD="$XDPLANE_BUILD/control/xdplane"
+
+expect_error() { # expect_error NAME PATTERN [xdplane args]: run, must fail
+	local name=$1 pat=$2 rc=0
+	shift 2
+	tb_exec GW "$XD" "$@" >"$TB_DIR/$name.out" 2>&1 || rc=$?
+	[ $rc -ne 0 ] || tb_fail "$name: accepted (exit 0)"
+	grep -Eq "$pat" "$TB_DIR/$name.out" ||
+		tb_fail "$name: message does not match '$pat': $(cat "$TB_DIR/$name.out")"
+	tb_pass "$name: $(head -n1 "$TB_DIR/$name.out")"
+}
+
+# 1. An interface that does not exist (line 3, the value of interface).
+tb_config "$TB_DIR/noif.yaml"
+sed -i 's/gw1/gwX/' "$TB_DIR/noif.yaml"
+expect_error missing-interface "noif.yaml:3:[0-9]+: .*ports\[1\]\.interface.*gwX" -c "$TB_DIR/noif.yaml"
+expect_error missing-interface-check "noif.yaml:3:[0-9]+: .*gwX" --check -c "$TB_DIR/noif.yaml"
+
+# 2. A bad value: line 4 is "queues: 0".
+tb_config "$TB_DIR/badval.yaml" "queues: 0"
+expect_error bad-value "badval.yaml:4:[0-9]+: .*queues" -c "$TB_DIR/badval.yaml"
+tb_config "$TB_DIR/badtype.yaml" "rings:" "  fill: lots"
+expect_error bad-type "badtype.yaml:5:[0-9]+: .*fill" --check -c "$TB_DIR/badtype.yaml"
+tb_config "$TB_DIR/badenum.yaml" "failure_mode: sometimes"
+expect_error bad-enum "badenum.yaml:4:[0-9]+: .*failure_mode" --check -c "$TB_DIR/badenum.yaml"
+
+# 3. An unknown key, reported at the key itself (line 5, column 3).
+tb_config "$TB_DIR/unknown.yaml" "rings:" "  fil: 4096"
+expect_error unknown-key "unknown.yaml:5:3: .*fil" -c "$TB_DIR/unknown.yaml"
+
+# Nothing was attached by any of the refused starts.
+[ -z "$(tb_xdp_prog GW gw0)$(tb_xdp_prog GW gw1)" ] ||
+	tb_fail "a refused start left an XDP program attached"
+
+# 4. MTU too large for the UMEM frame: 4096 - 256 - 18 = 3822 at most.
+ip -n "$TB_GW" link set gw0 mtu 9000
+tb_config "$TB_DIR/mtu.yaml"
+expect_error mtu "gw0: MTU 9000 .*lower the MTU to 3822" -c "$TB_DIR/mtu.yaml"
+[ -z "$(tb_xdp_prog GW gw0)$(tb_xdp_prog GW gw1)" ] ||
+	tb_fail "the MTU refusal left an XDP program attached"
+ip -n "$TB_GW" link set gw0 mtu 1500
+
+# A valid file passes --check.
+tb_config "$TB_DIR/good.yaml"
+tb_exec GW "$XD" --check -c "$TB_DIR/good.yaml" >/dev/null || tb_fail "valid config rejected"
+tb_pass "valid config accepted by --check"

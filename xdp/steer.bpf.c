@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * steer.bpf.c - xdplane's XDP program: every frame goes to the AF_XDP socket
+ * bound to the queue it arrived on. When no socket is bound (the daemon is
+ * starting, restarting or has crashed), the configured failure mode decides:
+ * "open" forwards the frame in the kernel to the peer port (DEVMAP),
+ * "closed" drops it. Every verdict is counted per CPU.
+ *
+ * Maps and their writers: see steer_abi.h.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "steer_abi.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, STEER_MAX_QUEUES);
+	__type(key, __u32);
+	__type(value, __u32);
+} xsks_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} peer_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct steer_conf);
+} conf_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STEER_V_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} verdicts SEC(".maps");
+
+static __always_inline void count(__u32 verdict)
+{
+	__u64 *c = bpf_map_lookup_elem(&verdicts, &verdict);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline int no_socket(__u32 verdict)
+{
+	__u32 zero = 0;
+	struct steer_conf *conf = bpf_map_lookup_elem(&conf_map, &zero);
+
+	if (conf && conf->failure_mode == STEER_FAIL_CLOSED) {
+		count(verdict == STEER_V_QUEUE_RANGE ? verdict :
+						       STEER_V_FAILCLOSED);
+		return XDP_DROP;
+	}
+	if (bpf_redirect_map(&peer_map, 0, 0) == XDP_REDIRECT) {
+		count(verdict == STEER_V_QUEUE_RANGE ? verdict :
+						       STEER_V_FAILOPEN);
+		return XDP_REDIRECT;
+	}
+	count(STEER_V_FAILOPEN_ERR);
+	return XDP_DROP;
+}
+
+SEC("xdp")
+int xdplane_steer(struct xdp_md *ctx)
+{
+	__u32 q = ctx->rx_queue_index;
+
+	if (q >= STEER_MAX_QUEUES)
+		return no_socket(STEER_V_QUEUE_RANGE);
+	/* The low bits of the flags are the action when no socket is bound. */
+	if (bpf_redirect_map(&xsks_map, q, XDP_ABORTED) == XDP_REDIRECT) {
+		count(STEER_V_XSK);
+		return XDP_REDIRECT;
+	}
+	return no_socket(STEER_V_FAILOPEN);
+}
+
+char _license[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * steer_abi.h - what the XDP steering program shares with userspace.
+ *
+ * One copy of the program is loaded per port; each copy has its own maps:
+ *
+ *   xsks_map   XSKMAP, key = RX queue index, value = AF_XDP socket.
+ *              Written by the daemon (xsk_socket__update_xskmap); the kernel
+ *              deletes an entry itself when its socket closes, which is how
+ *              the program notices that the daemon is gone.
+ *   peer_map   DEVMAP, one entry (key 0) = ifindex of the other port of the
+ *              pair. Used only on the fail-open path.
+ *   conf_map   ARRAY, one struct steer_conf. Written by the daemon before
+ *              attach; read by the program for every frame.
+ *   verdicts   PERCPU_ARRAY indexed by enum steer_verdict, one counter of
+ *              frames per verdict. Single writer per CPU (the program);
+ *              the daemon sums the per-CPU values.
+ *
+ * The program never touches packet bytes: it only steers.
+ */
+#ifndef XDPLANE_STEER_ABI_H
+#define XDPLANE_STEER_ABI_H
+
+#define STEER_PROG_NAME "xdplane_steer"
+#define STEER_MAX_QUEUES 64
+
+enum steer_failure_mode {
+	STEER_FAIL_OPEN = 0, /* no socket: redirect to the peer port */
+	STEER_FAIL_CLOSED = 1, /* no socket: drop */
+};
+
+struct steer_conf {
+	__u32 failure_mode; /* enum steer_failure_mode */
+	__u32 pad;
+};
+
+enum steer_verdict {
+	STEER_V_XSK = 0, /* redirected to the AF_XDP socket of its queue */
+	STEER_V_FAILOPEN, /* no socket: redirected in kernel to the peer */
+	STEER_V_FAILOPEN_ERR, /* no socket, peer redirect refused: dropped */
+	STEER_V_FAILCLOSED, /* no socket: dropped by policy */
+	STEER_V_QUEUE_RANGE, /* RX queue index beyond the XSKMAP: policy */
+	STEER_V_MAX,
+};
+
+#endif
