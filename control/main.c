@@ -17,7 +17,6 @@
  * Threads: this (control) thread owns the gateway handle; signals are
  * blocked in every thread and taken here with sigtimedwait().
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -251,8 +250,12 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* workers inherit it */
-	if (setrlimit(RLIMIT_MEMLOCK, &rl))
-		log_warn("cannot raise RLIMIT_MEMLOCK: %s", strerror(errno));
+	/* UMEM pages are charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK: raise
+	 * it as far as allowed; registration says so if it is not enough. */
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) && !getrlimit(RLIMIT_MEMLOCK, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+	}
 
 	log_info("xdplane %s starting with %s", XDPLANE_VERSION, path);
 	params_from_config(cfg, &params);

@@ -15,7 +15,7 @@ tb_config "$TB_DIR/gw.yaml" "umem:" "  frame_size: $FRAME" "  frames: 32768"
 tb_start_gw gw "$TB_DIR/gw.yaml"
 
 UC="$XDPLANE_BUILD/tests/tools/udpcheck"
-tb_spawn recv B "$UC" recv --bind $TB_IP_B:9000 --expect $N --timeout-ms 5000 --json
+tb_spawn recv B "$UC" recv --bind $TB_IP_B:9000 --expect $N --seed 7 --timeout-ms 5000 --json
 RECV=$TB_LAST_PID
 for _ in $(seq 50); do grep -q ready "$TB_DIR/recv.log" && break; sleep 0.1; done
 # min 18: 14 + 20 + 8 + 18 = 60 bytes, a 64-byte frame on the wire with FCS.
