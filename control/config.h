@@ -56,7 +56,7 @@ struct config_rings {
 };
 
 struct config_umem {
-	uint32_t frames; /* default 16384; >= 2 * (fill + tx) per RX task */
+	uint32_t frames; /* default 32768; >= 2*queues*(fill+tx+handoff) */
 	uint32_t frame_size; /* default 4096; 2048 or 4096 */
 	uint32_t headroom; /* default 0; bytes reserved before each frame */
 };
@@ -86,10 +86,11 @@ struct config_error {
 
 /* Load, apply defaults, validate. Interfaces are checked to exist only when
  * check_system is true (--check on a machine without the ports can skip it).
- * Returns NULL and fills *err on failure. */
+ * Returns NULL and fills *err (never NULL) on failure; a file that cannot
+ * be read gives "path: cannot read: reason", without line and column. */
 struct xdplane_config *config_load(const char *path, bool check_system,
 				   struct config_error *err);
-/* The built-in default: same keys as config/xdplane.yaml, ports named a, b. */
+/* Load from a string; `name` stands for the file name in messages. */
 struct xdplane_config *config_load_string(const char *name, const char *yaml,
 					  bool check_system,
 					  struct config_error *err);

@@ -55,15 +55,14 @@ static void params_from_config(const struct xdplane_config *c,
 		snprintf(p->ifname[i], sizeof(p->ifname[i]), "%s",
 			 c->ports[i].interface);
 	p->queues = c->queues;
-	p->xdp_mode = c->xdp_mode == XDP_ATTACH_NATIVE	? STEER_MODE_NATIVE :
-		      c->xdp_mode == XDP_ATTACH_GENERIC ? STEER_MODE_GENERIC :
-							  STEER_MODE_AUTO;
-	p->bind_mode = c->bind_mode == XSK_BIND_ZEROCOPY ? 1 :
-		       c->bind_mode == XSK_BIND_COPY	 ? 2 :
-							   0;
-	p->failure_mode = c->failure_mode == FAILURE_CLOSED ?
-				  STEER_FAIL_CLOSED :
-				  STEER_FAIL_OPEN;
+	p->xdp_mode = c->xdp_mode == XDP_ATTACH_NATIVE	  ? STEER_MODE_NATIVE
+		      : c->xdp_mode == XDP_ATTACH_GENERIC ? STEER_MODE_GENERIC
+							  : STEER_MODE_AUTO;
+	p->bind_mode = c->bind_mode == XSK_BIND_ZEROCOPY ? 1
+		       : c->bind_mode == XSK_BIND_COPY	 ? 2
+							 : 0;
+	p->failure_mode = c->failure_mode == FAILURE_CLOSED ? STEER_FAIL_CLOSED
+							    : STEER_FAIL_OPEN;
 	p->fill_size = c->rings.fill;
 	p->comp_size = c->rings.completion;
 	p->rx_size = c->rings.rx;
@@ -88,28 +87,27 @@ static json_t *port_json(struct gateway *gw, int port)
 	for (int k = 0; k < STEER_V_MAX; k++)
 		json_object_set_new(v, steer_verdict_name(k),
 				    json_integer(s.verdicts[k]));
-	x = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "rx_dropped",
-		      (json_int_t)s.xsk.rx_dropped, "rx_invalid_descs",
-		      (json_int_t)s.xsk.rx_invalid_descs, "tx_invalid_descs",
-		      (json_int_t)s.xsk.tx_invalid_descs, "rx_ring_full",
-		      (json_int_t)s.xsk.rx_ring_full, "rx_fill_ring_empty_descs",
-		      (json_int_t)s.xsk.rx_fill_ring_empty_descs,
-		      "tx_ring_empty_descs",
-		      (json_int_t)s.xsk.tx_ring_empty_descs);
+	x = json_pack(
+		"{s:I,s:I,s:I,s:I,s:I,s:I}", "rx_dropped",
+		(json_int_t)s.xsk.rx_dropped, "rx_invalid_descs",
+		(json_int_t)s.xsk.rx_invalid_descs, "tx_invalid_descs",
+		(json_int_t)s.xsk.tx_invalid_descs, "rx_ring_full",
+		(json_int_t)s.xsk.rx_ring_full, "rx_fill_ring_empty_descs",
+		(json_int_t)s.xsk.rx_fill_ring_empty_descs,
+		"tx_ring_empty_descs", (json_int_t)s.xsk.tx_ring_empty_descs);
 	d = json_pack("{s:I,s:I,s:I}", "handoff_full",
 		      (json_int_t)s.drop_handoff_full, "invalid_desc",
 		      (json_int_t)s.drop_invalid_desc, "multibuf",
 		      (json_int_t)s.drop_multibuf);
-	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "name",
-		      gateway_port_name(gw, port), "rx_packets",
-		      (json_int_t)s.rx_packets, "rx_bytes",
-		      (json_int_t)s.rx_bytes, "tx_packets",
-		      (json_int_t)s.tx_packets, "tx_bytes",
-		      (json_int_t)s.tx_bytes, "tx_kicks",
-		      (json_int_t)s.tx_kicks, "tx_kick_errors",
-		      (json_int_t)s.tx_kick_errors, "foreign_frames",
-		      (json_int_t)s.foreign_frames, "drops", d, "xdp", v,
-		      "xsk", x);
+	o = json_pack(
+		"{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "name",
+		gateway_port_name(gw, port), "rx_packets",
+		(json_int_t)s.rx_packets, "rx_bytes", (json_int_t)s.rx_bytes,
+		"tx_packets", (json_int_t)s.tx_packets, "tx_bytes",
+		(json_int_t)s.tx_bytes, "tx_kicks", (json_int_t)s.tx_kicks,
+		"tx_kick_errors", (json_int_t)s.tx_kick_errors,
+		"foreign_frames", (json_int_t)s.foreign_frames, "drops", d,
+		"xdp", v, "xsk", x);
 	return o;
 }
 
@@ -118,8 +116,8 @@ static void print_port_table(struct gateway *gw)
 	struct gw_port_stats s;
 
 	fprintf(stderr, "%-10s %12s %14s %12s %14s %10s %10s %10s\n", "port",
-		"rx_packets", "rx_bytes", "tx_packets", "tx_bytes",
-		"drop_hoff", "xsk_drop", "failopen");
+		"rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "drop_hoff",
+		"xsk_drop", "failopen");
 	for (int p = 0; p < GW_PORTS; p++) {
 		gateway_port_stats(gw, p, &s);
 		fprintf(stderr,
@@ -151,9 +149,8 @@ static int stop_and_report(struct gateway *gw)
 	ports = json_array();
 	root = json_object();
 	json_object_set_new(root, "xdp_mode", json_string(info.xdp_mode));
-	json_object_set_new(root, "bind_mode", json_string(info.zerocopy ?
-								   "zerocopy" :
-								   "copy"));
+	json_object_set_new(root, "bind_mode",
+			    json_string(info.zerocopy ? "zerocopy" : "copy"));
 	gateway_stop(gw); /* drained: the counters are final */
 	print_port_table(gw);
 	for (int p = 0; p < GW_PORTS; p++)
@@ -190,15 +187,15 @@ static int stop_and_report(struct gateway *gw)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check", no_argument, NULL, 'C' },
-		{ "no-system-check", no_argument, NULL, 'N' },
-		{ "dump-config", no_argument, NULL, 'D' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{"config", required_argument, NULL, 'c'},
+		{"check", no_argument, NULL, 'C'},
+		{"no-system-check", no_argument, NULL, 'N'},
+		{"dump-config", no_argument, NULL, 'D'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	const char *path = DEFAULT_CONFIG;
 	bool check = false, dump = false, system_check = true;
@@ -207,21 +204,39 @@ int main(int argc, char **argv)
 	struct gw_params params;
 	struct gateway *gw;
 	char errbuf[512];
-	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
 	sigset_t sigs;
 	int c, sig;
 
 	while ((c = getopt_long(argc, argv, "c:vqVh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': path = optarg; break;
-		case 'C': check = true; break;
-		case 'N': system_check = false; break;
-		case 'D': dump = true; break;
-		case 'v': log_set_level(LOG_LVL_DEBUG); break;
-		case 'q': log_set_level(LOG_LVL_WARN); break;
-		case 'V': printf("xdplane %s\n", XDPLANE_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'c':
+			path = optarg;
+			break;
+		case 'C':
+			check = true;
+			break;
+		case 'N':
+			system_check = false;
+			break;
+		case 'D':
+			dump = true;
+			break;
+		case 'v':
+			log_set_level(LOG_LVL_DEBUG);
+			break;
+		case 'q':
+			log_set_level(LOG_LVL_WARN);
+			break;
+		case 'V':
+			printf("xdplane %s\n", XDPLANE_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind != argc) {
@@ -271,7 +286,8 @@ int main(int argc, char **argv)
 			break;
 		if (sig == SIGHUP)
 			log_warn("SIGHUP: live reload is not available in this "
-				 "version; restart to apply a new configuration");
+				 "version; restart to apply a new "
+				 "configuration");
 	}
 	log_info("stopping (signal %d)", sig);
 	return stop_and_report(gw);

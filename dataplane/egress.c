@@ -32,9 +32,8 @@ int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 static void give_back(struct egress_task *t, uint32_t owner,
 		      const uint64_t *addrs, uint32_t n)
 {
-	struct return_ring *r = owner < EGRESS_MAX_OWNERS ?
-					t->ret_by_owner[owner] :
-					NULL;
+	struct return_ring *r =
+		owner < EGRESS_MAX_OWNERS ? t->ret_by_owner[owner] : NULL;
 
 	if (unlikely(!r)) {
 		ctr_add(&t->ctr.foreign_frames, n);
@@ -53,7 +52,8 @@ static uint32_t reap_completions(struct egress_task *t)
 		return 0;
 	for (i = 0; i < n; i++) {
 		addrs[i] = umem_frame_start(
-			t->umem, *xsk_ring_cons__comp_addr(&t->xq->comp, idx + i));
+			t->umem,
+			*xsk_ring_cons__comp_addr(&t->xq->comp, idx + i));
 		o = umem_owner(t->umem, addrs[i]);
 		if (i && o != owner) {
 			give_back(t, owner, addrs + run, i - run);
@@ -69,8 +69,8 @@ static uint32_t reap_completions(struct egress_task *t)
 
 static uint32_t tx_unsent(const struct xsk_queue *q)
 {
-	return *q->tx.producer - __atomic_load_n(q->tx.consumer,
-						 __ATOMIC_ACQUIRE);
+	return *q->tx.producer -
+	       __atomic_load_n(q->tx.consumer, __ATOMIC_ACQUIRE);
 }
 
 static void kick(struct egress_task *t)
@@ -125,8 +125,8 @@ uint32_t egress_task_poll(struct egress_task *t)
 		ctr_add(&t->ctr.packets, n);
 		ctr_add(&t->ctr.bytes, bytes);
 	}
-	if (t->copy_mode ? tx_unsent(t->xq) != 0 :
-			   t->outstanding &&
+	if (t->copy_mode ? tx_unsent(t->xq) != 0
+			 : t->outstanding &&
 				   xsk_ring_prod__needs_wakeup(&t->xq->tx)) {
 		kick(t);
 		work += reap_completions(t);

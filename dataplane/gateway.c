@@ -79,7 +79,7 @@ static void *zalloc_aligned(size_t n, size_t size)
  * name is the lock; the kernel releases it when the process dies. */
 static int lock_port(struct gw_port *pt, char *errbuf, size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	socklen_t len;
 	int n;
 
@@ -91,10 +91,10 @@ static int lock_port(struct gw_port *pt, char *errbuf, size_t errlen)
 		int err = errno;
 
 		snprintf(errbuf, errlen, "%s: %s", pt->name,
-			 err == EADDRINUSE ?
-				 "another xdplane is already running on this "
-				 "interface" :
-				 strerror(err));
+			 err == EADDRINUSE
+				 ? "another xdplane is already running on this "
+				   "interface"
+				 : strerror(err));
 		return -err;
 	}
 	return 0;
@@ -103,7 +103,7 @@ static int lock_port(struct gw_port *pt, char *errbuf, size_t errlen)
 static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 		      size_t errlen)
 {
-	struct ifreq ifr = { 0 };
+	struct ifreq ifr = {0};
 	int fd, need;
 
 	pt->ifindex = if_nametoindex(pt->name);
@@ -149,7 +149,7 @@ static void close_sockets(struct gateway *gw)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -158,18 +158,20 @@ static void sleep_ms(long ms)
 static int open_sockets(struct gateway *gw, bool zerocopy, char *errbuf,
 			size_t errlen)
 {
-	struct xsk_ring_sizes sz = { gw->p.fill_size, gw->p.comp_size,
-				     gw->p.rx_size, gw->p.tx_size };
+	struct xsk_ring_sizes sz = {gw->p.fill_size, gw->p.comp_size,
+				    gw->p.rx_size, gw->p.tx_size};
 	int err;
 
 	err = xsk_umem_reg_init(&gw->reg, &gw->umem, &sz, &gw->port[0].q[0]);
 	if (err) {
-		snprintf(errbuf, errlen,
-			 "cannot register the UMEM (%u frames of %u bytes): %s%s",
-			 gw->umem.n_frames, gw->umem.frame_size, strerror(-err),
-			 err == -ENOBUFS || err == -ENOMEM ?
-				 " (raise RLIMIT_MEMLOCK or keep CAP_IPC_LOCK)" :
-				 "");
+		snprintf(
+			errbuf, errlen,
+			"cannot register the UMEM (%u frames of %u bytes): "
+			"%s%s",
+			gw->umem.n_frames, gw->umem.frame_size, strerror(-err),
+			err == -ENOBUFS || err == -ENOMEM
+				? " (raise RLIMIT_MEMLOCK or keep CAP_IPC_LOCK)"
+				: "");
 		return err;
 	}
 	for (int p = 0; p < GW_PORTS; p++) {
@@ -178,9 +180,8 @@ static int open_sockets(struct gateway *gw, bool zerocopy, char *errbuf,
 			 * asynchronously: EBUSY for a moment. */
 			for (int tries = 0; tries < 30; tries++) {
 				err = xsk_queue_open(&gw->port[p].q[q],
-						     &gw->reg,
-						     gw->port[p].name, q, &sz,
-						     zerocopy);
+						     &gw->reg, gw->port[p].name,
+						     q, &sz, zerocopy);
 				if (err != -EBUSY)
 					break;
 				sleep_ms(100);

@@ -22,8 +22,8 @@ enum log_level log_get_level(void)
 
 static void vlog(enum log_level lvl, const char *fmt, va_list ap)
 {
-	static const char *const tag[] = { "", "", "", "error: ", "warning: ",
-					   "notice: ", "", "debug: " };
+	static const char *const tag[] = {
+		"", "", "", "error: ", "warning: ", "notice: ", "", "debug: "};
 	char buf[1024];
 	int n;
 

@@ -34,109 +34,109 @@
 #include <stdlib.h>
 #include "compiler.h"
 
-#define DEFINE_SPSC_RING(name, type)                                          \
-	struct name {                                                         \
-		struct {                                                      \
-			type *slots;                                          \
-			uint32_t mask;                                        \
-			uint32_t size;                                        \
-		} __cacheline_aligned geo;                                    \
-		struct {                                                      \
-			_Atomic uint32_t head;                                \
-			uint32_t cached_tail;                                 \
-		} __cacheline_aligned prod;                                   \
-		struct {                                                      \
-			_Atomic uint32_t tail;                                \
-			uint32_t cached_head;                                 \
-		} __cacheline_aligned cons;                                   \
-	};                                                                    \
-                                                                              \
-	/* size: a power of two. Returns 0, or -1 (ENOMEM/EINVAL). */         \
-	static inline int name##_init(struct name *r, uint32_t size)          \
-	{                                                                     \
-		void *mem = NULL;                                             \
-		if (!is_pow2(size) ||                                         \
-		    posix_memalign(&mem, CACHELINE, (size_t)size * sizeof(type))) \
-			return -1;                                            \
-		r->geo.slots = mem;                                           \
-		r->geo.size = size;                                           \
-		r->geo.mask = size - 1;                                       \
-		atomic_init(&r->prod.head, 0);                                \
-		atomic_init(&r->cons.tail, 0);                                \
-		r->prod.cached_tail = 0;                                      \
-		r->cons.cached_head = 0;                                      \
-		return 0;                                                     \
-	}                                                                     \
-                                                                              \
-	static inline void name##_fini(struct name *r)                        \
-	{                                                                     \
-		free(r->geo.slots);                                           \
-		r->geo.slots = NULL;                                          \
-	}                                                                     \
-                                                                              \
-	/* Producer: enqueue up to n; returns how many were taken. */         \
-	static inline uint32_t name##_enqueue(struct name *r,                 \
-					      const type *items, uint32_t n)  \
-	{                                                                     \
-		uint32_t head = atomic_load_explicit(&r->prod.head,           \
-						     memory_order_relaxed);   \
-		uint32_t room = r->geo.size - (head - r->prod.cached_tail);   \
-		if (room < n) {                                               \
-			r->prod.cached_tail = atomic_load_explicit(           \
-				&r->cons.tail, memory_order_acquire);         \
-			room = r->geo.size - (head - r->prod.cached_tail);    \
-			if (n > room)                                         \
-				n = room;                                     \
-		}                                                             \
-		for (uint32_t i = 0; i < n; i++)                              \
-			r->geo.slots[(head + i) & r->geo.mask] = items[i];    \
-		atomic_store_explicit(&r->prod.head, head + n,                \
-				      memory_order_release);                  \
-		return n;                                                     \
-	}                                                                     \
-                                                                              \
-	/* Consumer: dequeue up to n; returns how many were taken. */         \
-	static inline uint32_t name##_dequeue(struct name *r, type *items,    \
-					      uint32_t n)                     \
-	{                                                                     \
-		uint32_t tail = atomic_load_explicit(&r->cons.tail,           \
-						     memory_order_relaxed);   \
-		uint32_t avail = r->cons.cached_head - tail;                  \
-		if (avail < n) {                                              \
-			r->cons.cached_head = atomic_load_explicit(           \
-				&r->prod.head, memory_order_acquire);         \
-			avail = r->cons.cached_head - tail;                   \
-			if (n > avail)                                        \
-				n = avail;                                    \
-		}                                                             \
-		for (uint32_t i = 0; i < n; i++)                              \
-			items[i] = r->geo.slots[(tail + i) & r->geo.mask];    \
-		atomic_store_explicit(&r->cons.tail, tail + n,                \
-				      memory_order_release);                  \
-		return n;                                                     \
-	}                                                                     \
-                                                                              \
-	/* Anyone: occupancy snapshot. */                                     \
-	static inline uint32_t name##_count(struct name *r)                   \
-	{                                                                     \
-		uint32_t t = atomic_load_explicit(&r->cons.tail,              \
-						  memory_order_acquire);      \
-		uint32_t h = atomic_load_explicit(&r->prod.head,              \
-						  memory_order_acquire);      \
-		return h - t;                                                 \
-	}                                                                     \
-                                                                              \
-	/* Quiescent ring only (no thread using it): visit every element. */  \
-	static inline void name##_foreach(struct name *r,                     \
-					  void (*fn)(const type *, void *),   \
-					  void *arg)                          \
-	{                                                                     \
-		uint32_t t = atomic_load_explicit(&r->cons.tail,              \
-						  memory_order_acquire);      \
-		uint32_t h = atomic_load_explicit(&r->prod.head,              \
-						  memory_order_acquire);      \
-		for (; t != h; t++)                                           \
-			fn(&r->geo.slots[t & r->geo.mask], arg);              \
+#define DEFINE_SPSC_RING(name, type)                                           \
+	struct name {                                                          \
+		struct {                                                       \
+			type *slots;                                           \
+			uint32_t mask;                                         \
+			uint32_t size;                                         \
+		} __cacheline_aligned geo;                                     \
+		struct {                                                       \
+			_Atomic uint32_t head;                                 \
+			uint32_t cached_tail;                                  \
+		} __cacheline_aligned prod;                                    \
+		struct {                                                       \
+			_Atomic uint32_t tail;                                 \
+			uint32_t cached_head;                                  \
+		} __cacheline_aligned cons;                                    \
+	};                                                                     \
+                                                                               \
+	/* size: a power of two. Returns 0, or -1 (ENOMEM/EINVAL). */          \
+	static inline int name##_init(struct name *r, uint32_t size)           \
+	{                                                                      \
+		void *mem = NULL;                                              \
+		if (!is_pow2(size) ||                                          \
+		    posix_memalign(&mem, CACHELINE,                            \
+				   (size_t)size * sizeof(type)))               \
+			return -1;                                             \
+		r->geo.slots = mem;                                            \
+		r->geo.size = size;                                            \
+		r->geo.mask = size - 1;                                        \
+		atomic_init(&r->prod.head, 0);                                 \
+		atomic_init(&r->cons.tail, 0);                                 \
+		r->prod.cached_tail = 0;                                       \
+		r->cons.cached_head = 0;                                       \
+		return 0;                                                      \
+	}                                                                      \
+                                                                               \
+	static inline void name##_fini(struct name *r)                         \
+	{                                                                      \
+		free(r->geo.slots);                                            \
+		r->geo.slots = NULL;                                           \
+	}                                                                      \
+                                                                               \
+	/* Producer: enqueue up to n; returns how many were taken. */          \
+	static inline uint32_t name##_enqueue(struct name *r,                  \
+					      const type *items, uint32_t n)   \
+	{                                                                      \
+		uint32_t head = atomic_load_explicit(&r->prod.head,            \
+						     memory_order_relaxed);    \
+		uint32_t room = r->geo.size - (head - r->prod.cached_tail);    \
+		if (room < n) {                                                \
+			r->prod.cached_tail = atomic_load_explicit(            \
+				&r->cons.tail, memory_order_acquire);          \
+			room = r->geo.size - (head - r->prod.cached_tail);     \
+			if (n > room)                                          \
+				n = room;                                      \
+		}                                                              \
+		for (uint32_t i = 0; i < n; i++)                               \
+			r->geo.slots[(head + i) & r->geo.mask] = items[i];     \
+		atomic_store_explicit(&r->prod.head, head + n,                 \
+				      memory_order_release);                   \
+		return n;                                                      \
+	}                                                                      \
+                                                                               \
+	/* Consumer: dequeue up to n; returns how many were taken. */          \
+	static inline uint32_t name##_dequeue(struct name *r, type *items,     \
+					      uint32_t n)                      \
+	{                                                                      \
+		uint32_t tail = atomic_load_explicit(&r->cons.tail,            \
+						     memory_order_relaxed);    \
+		uint32_t avail = r->cons.cached_head - tail;                   \
+		if (avail < n) {                                               \
+			r->cons.cached_head = atomic_load_explicit(            \
+				&r->prod.head, memory_order_acquire);          \
+			avail = r->cons.cached_head - tail;                    \
+			if (n > avail)                                         \
+				n = avail;                                     \
+		}                                                              \
+		for (uint32_t i = 0; i < n; i++)                               \
+			items[i] = r->geo.slots[(tail + i) & r->geo.mask];     \
+		atomic_store_explicit(&r->cons.tail, tail + n,                 \
+				      memory_order_release);                   \
+		return n;                                                      \
+	}                                                                      \
+                                                                               \
+	/* Anyone: occupancy snapshot. */                                      \
+	static inline uint32_t name##_count(struct name *r)                    \
+	{                                                                      \
+		uint32_t t = atomic_load_explicit(&r->cons.tail,               \
+						  memory_order_acquire);       \
+		uint32_t h = atomic_load_explicit(&r->prod.head,               \
+						  memory_order_acquire);       \
+		return h - t;                                                  \
+	}                                                                      \
+                                                                               \
+	/* Quiescent ring only (no thread using it): visit every element. */   \
+	static inline void name##_foreach(                                     \
+		struct name *r, void (*fn)(const type *, void *), void *arg)   \
+	{                                                                      \
+		uint32_t t = atomic_load_explicit(&r->cons.tail,               \
+						  memory_order_acquire);       \
+		uint32_t h = atomic_load_explicit(&r->prod.head,               \
+						  memory_order_acquire);       \
+		for (; t != h; t++)                                            \
+			fn(&r->geo.slots[t & r->geo.mask], arg);               \
 	}
 
 #endif

@@ -39,7 +39,7 @@ const char *steer_mode_name(const struct steer_prog *sp)
 static int attached_prog(int ifindex, uint32_t *id, char *name, size_t len,
 			 uint32_t *mode_flags)
 {
-	struct bpf_xdp_query_opts q = { .sz = sizeof(q) };
+	struct bpf_xdp_query_opts q = {.sz = sizeof(q)};
 	struct bpf_prog_info info;
 	uint32_t info_len = sizeof(info);
 	int fd, err;
@@ -76,7 +76,7 @@ static int attached_prog(int ifindex, uint32_t *id, char *name, size_t len,
 static int configure_maps(struct steer_prog *sp, int peer_ifindex,
 			  uint32_t failure_mode)
 {
-	struct steer_conf conf = { .failure_mode = failure_mode };
+	struct steer_conf conf = {.failure_mode = failure_mode};
 	uint32_t zero = 0;
 	int fd;
 
@@ -145,9 +145,9 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		return -EBUSY;
 	}
 
-	sp->obj = bpf_object__open_mem(xdplane_steer_obj,
-				       xdplane_steer_obj_end - xdplane_steer_obj,
-				       &oopts);
+	sp->obj = bpf_object__open_mem(
+		xdplane_steer_obj, xdplane_steer_obj_end - xdplane_steer_obj,
+		&oopts);
 	if (!sp->obj) {
 		err = -errno;
 		snprintf(errbuf, errlen, "cannot open the steering program: %s",
@@ -164,8 +164,8 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 	}
 	prog = bpf_object__find_program_by_name(sp->obj, STEER_PROG_NAME);
 	sp->prog_fd = prog ? bpf_program__fd(prog) : -1;
-	err = sp->prog_fd < 0 ? -ENOENT :
-				configure_maps(sp, peer_ifindex, failure_mode);
+	err = sp->prog_fd < 0 ? -ENOENT
+			      : configure_maps(sp, peer_ifindex, failure_mode);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot set up the program's maps: %s",
 			 strerror(-err));
@@ -187,15 +187,15 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 			sp->attach_flags = XDP_FLAGS_SKB_MODE;
 	}
 	if (err) {
-		snprintf(errbuf, errlen, "%s: cannot attach XDP (%s mode): %s%s",
-			 ifname,
-			 mode == STEER_MODE_NATIVE  ? "native" :
-			 mode == STEER_MODE_GENERIC ? "generic" :
-						      "native or generic",
+		snprintf(errbuf, errlen,
+			 "%s: cannot attach XDP (%s mode): %s%s", ifname,
+			 mode == STEER_MODE_NATIVE    ? "native"
+			 : mode == STEER_MODE_GENERIC ? "generic"
+						      : "native or generic",
 			 strerror(-err),
 			 err == -ERANGE ? " (the interface MTU is too large "
-					  "for single-buffer XDP)" :
-					  "");
+					  "for single-buffer XDP)"
+					: "");
 		goto fail;
 	}
 	sp->attached = true;

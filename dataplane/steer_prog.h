@@ -62,8 +62,7 @@ void steer_unbind_all(struct steer_prog *sp);
 void steer_detach(struct steer_prog *sp);
 
 /* Sum of the per-CPU verdict counters. */
-int steer_read_verdicts(const struct steer_prog *sp,
-			uint64_t out[STEER_V_MAX]);
+int steer_read_verdicts(const struct steer_prog *sp, uint64_t out[STEER_V_MAX]);
 
 const char *steer_mode_name(const struct steer_prog *sp);
 const char *steer_verdict_name(enum steer_verdict v);

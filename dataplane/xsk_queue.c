@@ -77,8 +77,8 @@ int xsk_queue_stats(const struct xsk_queue *q, struct xdp_statistics *st)
 	memset(st, 0, sizeof(*st));
 	if (!q->xsk)
 		return -ENOTCONN;
-	return getsockopt(q->fd, SOL_XDP, XDP_STATISTICS, st, &len) ? -errno :
-								       0;
+	return getsockopt(q->fd, SOL_XDP, XDP_STATISTICS, st, &len) ? -errno
+								    : 0;
 }
 
 static uint32_t load_acq(const uint32_t *p)
@@ -99,16 +99,21 @@ void xsk_queue_census(struct xsk_queue *q, struct umem_census *c)
 	/* RX: what the kernel produced and we have not consumed. */
 	for (i = load_acq(q->rx.consumer), end = load_acq(q->rx.producer);
 	     i != end; i++)
-		umem_census_add(c, umem_frame_start(c->u,
-			xsk_ring_cons__rx_desc(&q->rx, i)->addr));
+		umem_census_add(
+			c,
+			umem_frame_start(
+				c->u, xsk_ring_cons__rx_desc(&q->rx, i)->addr));
 	/* TX: what we produced and the kernel has not sent. */
 	for (i = load_acq(q->tx.consumer), end = load_acq(q->tx.producer);
 	     i != end; i++)
-		umem_census_add(c, umem_frame_start(c->u,
-			xsk_ring_prod__tx_desc(&q->tx, i)->addr));
+		umem_census_add(
+			c,
+			umem_frame_start(
+				c->u, xsk_ring_prod__tx_desc(&q->tx, i)->addr));
 	/* Completion: sent, not yet taken back by us. */
 	for (i = load_acq(q->comp.consumer), end = load_acq(q->comp.producer);
 	     i != end; i++)
-		umem_census_add(c, umem_frame_start(c->u,
-			*xsk_ring_cons__comp_addr(&q->comp, i)));
+		umem_census_add(
+			c, umem_frame_start(c->u, *xsk_ring_cons__comp_addr(
+							  &q->comp, i)));
 }

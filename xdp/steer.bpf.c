@@ -54,13 +54,13 @@ static __always_inline int no_socket(__u32 verdict)
 	struct steer_conf *conf = bpf_map_lookup_elem(&conf_map, &zero);
 
 	if (conf && conf->failure_mode == STEER_FAIL_CLOSED) {
-		count(verdict == STEER_V_QUEUE_RANGE ? verdict :
-						       STEER_V_FAILCLOSED);
+		count(verdict == STEER_V_QUEUE_RANGE ? verdict
+						     : STEER_V_FAILCLOSED);
 		return XDP_DROP;
 	}
 	if (bpf_redirect_map(&peer_map, 0, 0) == XDP_REDIRECT) {
-		count(verdict == STEER_V_QUEUE_RANGE ? verdict :
-						       STEER_V_FAILOPEN);
+		count(verdict == STEER_V_QUEUE_RANGE ? verdict
+						     : STEER_V_FAILOPEN);
 		return XDP_REDIRECT;
 	}
 	count(STEER_V_FAILOPEN_ERR);
