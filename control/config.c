@@ -8,10 +8,16 @@
  * message, libcyaml's own errors included: they arrive only through its log
  * callback, whose backtrace gives the key path, which yaml_loc turns into a
  * position and the schema into a description of what was expected.
+ *
+ * The QoS keys (port rates, classes, rules) whose values are text - rates,
+ * shares, sizes, prefixes, port ranges - are loaded as strings and parsed
+ * here into exact integers; pcp/dscp/ecn, a number or a list, are ignored
+ * by the schema and read from the yaml_loc nodes.
  */
 #include "config.h"
 #include "yaml_loc.h"
 
+#include <arpa/inet.h>
 #include <cyaml/cyaml.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -21,9 +27,49 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define XDP_HEADROOM 256 /* the kernel's XDP_PACKET_HEADROOM */
 #define MIN_PACKET_ROOM 1518 /* a full-size Ethernet frame */
+
+/* QoS defaults and limits (see xdplane.yaml(5)). */
+#define QOS_DEF_OVERHEAD 24 /* preamble 8 + IFG 12 + FCS 4 */
+#define QOS_MAX_OVERHEAD 256
+#define QOS_MAX_RATE 10000000000000ull /* 10 Tbit/s */
+#define QOS_BURST_MIN 32768 /* default bursts: at least 32 KiB... */
+#define QOS_BURST_TIME 40000 /* ...or rate * 200 us / 8 = rate / 40000 */
+#define QOS_DEF_QUANTUM 9000
+#define QOS_MIN_QUANTUM 64
+#define QOS_MAX_QUANTUM (1u << 20)
+#define QOS_DEF_LIMIT_BYTES (4u << 20)
+#define QOS_DEF_LIMIT_PACKETS 2048
+#define QOS_MAX_LIMIT_PACKETS 65536
+#define QOS_MAX_LEVEL 7
+#define QOS_DEFAULT_NAME "default"
+
+/* What the text-valued QoS keys accept, for messages. */
+#define SYN_RATE                                                               \
+	"a rate in bits/s: a number with an optional unit bit, kbit, Mbit, "   \
+	"Gbit or Tbit (also bps, kbps, Mbps, Gbps, Tbps), e.g. 100Gbit, "      \
+	"1.5Gbit or 800Mbit"
+#define SYN_RATE_PCT SYN_RATE ", or a percentage of the port rate, e.g. 5%"
+#define SYN_SIZE                                                               \
+	"a size in bytes: a number with an optional unit KB, MB, GB (1000s) "  \
+	"or KiB, MiB, GiB (1024s), e.g. 64KB or 4MiB"
+#define SYN_PROB                                                               \
+	"a probability above 0 and at most 1: a percentage such as 1% or a "   \
+	"fraction such as 0.01"
+#define SYN_NAME "a name of 1 to 31 letters, digits, '_' or '-'"
+#define SYN_PREFIX                                                             \
+	"an IPv4 or IPv6 address or prefix, e.g. 10.1.0.0/16, fd00::/8 or "    \
+	"10.1.2.3"
+#define SYN_PROTO "udp, tcp, icmp, icmpv6 or a protocol number 0..255"
+#define SYN_PORT                                                               \
+	"a port number 0..65535 or an inclusive range lo-hi, e.g. 2049 or "    \
+	"1000-2000"
+#define SYN_ETHERTYPE "an EtherType 0x0600..0xffff, e.g. 0x88b5 or 0x0800"
+#define SYN_OPCODE "a BTH opcode 0..255, e.g. 0x81 (decimal or 0x hex)"
+#define SYN_SET(max) "a number 0.." #max " or a list of them, e.g. [1, 2]"
 
 /* The file's shape, as libcyaml fills it; absent keys are left 0. */
 struct raw_workers {
@@ -31,9 +77,63 @@ struct raw_workers {
 	unsigned int cpus_count;
 };
 
+/* QoS values that are written as text ("100Gbit", "5%", "64KiB",
+ * "10.1.0.0/16") are loaded as strings and parsed here. */
+#define TXT 48
+
+struct raw_port {
+	char interface[CONFIG_IFNAME_MAX];
+	char rate[TXT];
+	char burst[TXT];
+};
+
+struct raw_ecn {
+	char kmin[TXT];
+	char kmax[TXT];
+	char pmax[TXT];
+	enum qos_nonect non_ect;
+};
+
+struct raw_class {
+	char name[QOS_NAME_MAX];
+	uint32_t level;
+	uint32_t quantum;
+	char ceil[TXT];
+	char ceil_burst[TXT];
+	char min[TXT];
+	char min_burst[TXT];
+	char limit_bytes[TXT];
+	uint32_t limit_packets;
+	struct raw_ecn ecn;
+};
+
+/* pcp, dscp and ecn (a number or a list) are read from the yaml_loc. */
+struct raw_match {
+	char ethertype[TXT];
+	uint32_t vlan;
+	char src[TXT + 16];
+	char dst[TXT + 16];
+	char proto[TXT];
+	char sport[TXT];
+	char dport[TXT];
+	char bth_opcode[TXT];
+};
+
+struct raw_rule {
+	char class_name[QOS_NAME_MAX];
+	struct raw_match match;
+};
+
 struct raw_config {
-	struct config_port *ports;
+	struct raw_port *ports;
 	unsigned int ports_count;
+	uint32_t overhead;
+	struct raw_class *classes;
+	unsigned int classes_count;
+	struct raw_rule *rules;
+	unsigned int rules_count;
+	char default_class[QOS_NAME_MAX];
+	enum qos_malformed_policy malformed;
 	uint32_t queues;
 	enum xdp_attach_mode xdp_mode;
 	enum xsk_bind_mode bind_mode;
@@ -61,19 +161,83 @@ static const cyaml_strval_t failure_modes[] = {
 	{"closed", FAILURE_CLOSED},
 };
 
+static const cyaml_strval_t nonect_modes[] = {
+	{"drop", QOS_NONECT_DROP},
+	{"pass", QOS_NONECT_PASS},
+};
+
+static const cyaml_strval_t malformed_modes[] = {
+	{"default", QOS_MALFORMED_DEFAULT},
+	{"drop", QOS_MALFORMED_DROP},
+};
+
 #define OPT CYAML_FLAG_OPTIONAL
 #define OPT_ENUM (CYAML_FLAG_OPTIONAL | CYAML_FLAG_STRICT)
 
 /* Arrays, not pointers, inside sequence entries: libcyaml 1.3.1 frees
  * uninitialised pointers when an entry after the first fails to load. */
 static const cyaml_schema_field_t port_fields[] = {
-	CYAML_FIELD_STRING("interface", OPT, struct config_port, interface, 1),
+	CYAML_FIELD_STRING("interface", OPT, struct raw_port, interface, 1),
+	CYAML_FIELD_STRING("rate", OPT, struct raw_port, rate, 1),
+	CYAML_FIELD_STRING("burst", OPT, struct raw_port, burst, 1),
 	CYAML_FIELD_END,
 };
 
 static const cyaml_schema_value_t port_schema = {
-	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct config_port,
-			    port_fields),
+	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct raw_port, port_fields),
+};
+
+static const cyaml_schema_field_t ecn_fields[] = {
+	CYAML_FIELD_STRING("kmin", OPT, struct raw_ecn, kmin, 1),
+	CYAML_FIELD_STRING("kmax", OPT, struct raw_ecn, kmax, 1),
+	CYAML_FIELD_STRING("pmax", OPT, struct raw_ecn, pmax, 1),
+	CYAML_FIELD_ENUM("non_ect", OPT_ENUM, struct raw_ecn, non_ect,
+			 nonect_modes, CYAML_ARRAY_LEN(nonect_modes)),
+	CYAML_FIELD_END,
+};
+
+static const cyaml_schema_field_t class_fields[] = {
+	CYAML_FIELD_STRING("name", OPT, struct raw_class, name, 1),
+	CYAML_FIELD_UINT("level", OPT, struct raw_class, level),
+	CYAML_FIELD_UINT("quantum", OPT, struct raw_class, quantum),
+	CYAML_FIELD_STRING("ceil", OPT, struct raw_class, ceil, 1),
+	CYAML_FIELD_STRING("ceil_burst", OPT, struct raw_class, ceil_burst, 1),
+	CYAML_FIELD_STRING("min", OPT, struct raw_class, min, 1),
+	CYAML_FIELD_STRING("min_burst", OPT, struct raw_class, min_burst, 1),
+	CYAML_FIELD_STRING("limit_bytes", OPT, struct raw_class, limit_bytes,
+			   1),
+	CYAML_FIELD_UINT("limit_packets", OPT, struct raw_class, limit_packets),
+	CYAML_FIELD_MAPPING("ecn", OPT, struct raw_class, ecn, ecn_fields),
+	CYAML_FIELD_END,
+};
+
+static const cyaml_schema_value_t class_schema = {
+	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct raw_class, class_fields),
+};
+
+static const cyaml_schema_field_t match_fields[] = {
+	CYAML_FIELD_STRING("ethertype", OPT, struct raw_match, ethertype, 1),
+	CYAML_FIELD_UINT("vlan", OPT, struct raw_match, vlan),
+	CYAML_FIELD_IGNORE("pcp", OPT),
+	CYAML_FIELD_STRING("src", OPT, struct raw_match, src, 1),
+	CYAML_FIELD_STRING("dst", OPT, struct raw_match, dst, 1),
+	CYAML_FIELD_STRING("proto", OPT, struct raw_match, proto, 1),
+	CYAML_FIELD_IGNORE("dscp", OPT),
+	CYAML_FIELD_IGNORE("ecn", OPT),
+	CYAML_FIELD_STRING("sport", OPT, struct raw_match, sport, 1),
+	CYAML_FIELD_STRING("dport", OPT, struct raw_match, dport, 1),
+	CYAML_FIELD_STRING("bth_opcode", OPT, struct raw_match, bth_opcode, 1),
+	CYAML_FIELD_END,
+};
+
+static const cyaml_schema_field_t rule_fields[] = {
+	CYAML_FIELD_STRING("class", OPT, struct raw_rule, class_name, 1),
+	CYAML_FIELD_MAPPING("match", OPT, struct raw_rule, match, match_fields),
+	CYAML_FIELD_END,
+};
+
+static const cyaml_schema_value_t rule_schema = {
+	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct raw_rule, rule_fields),
 };
 
 static const cyaml_schema_field_t rings_fields[] = {
@@ -127,6 +291,17 @@ static const cyaml_schema_field_t top_fields[] = {
 	CYAML_FIELD_MAPPING("poll", OPT, struct raw_config, poll, poll_fields),
 	CYAML_FIELD_MAPPING("workers", OPT, struct raw_config, workers,
 			    workers_fields),
+	CYAML_FIELD_UINT("overhead", OPT, struct raw_config, overhead),
+	CYAML_FIELD_SEQUENCE("classes", OPT | CYAML_FLAG_POINTER,
+			     struct raw_config, classes, &class_schema, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_SEQUENCE("rules", OPT | CYAML_FLAG_POINTER,
+			     struct raw_config, rules, &rule_schema, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_STRING("default_class", OPT, struct raw_config,
+			   default_class, 1),
+	CYAML_FIELD_ENUM("malformed", OPT_ENUM, struct raw_config, malformed,
+			 malformed_modes, CYAML_ARRAY_LEN(malformed_modes)),
 	CYAML_FIELD_END,
 };
 
@@ -166,6 +341,8 @@ static const struct uint_key uint_keys[] = {
 	UKEY("poll.busy_us", poll.busy_us, 20, 0, 10000, false,
 	     " microseconds"),
 	UKEY("poll.batch", poll.batch, 64, 1, 256, false, " descriptors"),
+	UKEY("overhead", qos.port[0].overhead, QOS_DEF_OVERHEAD, 0,
+	     QOS_MAX_OVERHEAD, false, " bytes"),
 };
 
 #define CYAML_UNKNOWN_KEY "Unexpected key: " /* libcyaml's words, + key */
@@ -336,6 +513,36 @@ static void describe(const cyaml_schema_value_t *v, char *buf, size_t size)
 	}
 }
 
+/* The syntax a text-valued QoS key accepts, by the last name in its path;
+ * NULL for the keys whose schema describes them well enough. */
+static const char *syntax_of(const char *path)
+{
+	static const struct {
+		const char *key, *syntax;
+	} keys[] = {
+		{"rate", SYN_RATE},	     {"burst", SYN_SIZE},
+		{"ceil", SYN_RATE_PCT},	     {"min", SYN_RATE_PCT},
+		{"ceil_burst", SYN_SIZE},    {"min_burst", SYN_SIZE},
+		{"limit_bytes", SYN_SIZE},   {"kmin", SYN_SIZE},
+		{"kmax", SYN_SIZE},	     {"pmax", SYN_PROB},
+		{"name", SYN_NAME},	     {"class", SYN_NAME},
+		{"default_class", SYN_NAME}, {"ethertype", SYN_ETHERTYPE},
+		{"src", SYN_PREFIX},	     {"dst", SYN_PREFIX},
+		{"proto", SYN_PROTO},	     {"sport", SYN_PORT},
+		{"dport", SYN_PORT},	     {"bth_opcode", SYN_OPCODE},
+	};
+	const char *key = strrchr(path, '.');
+
+	if (strncmp(path, "ports", 5) && strncmp(path, "classes", 7) &&
+	    strncmp(path, "rules", 5) && strcmp(path, "default_class"))
+		return NULL;
+	key = key ? key + 1 : path;
+	for (size_t i = 0; i < CYAML_ARRAY_LEN(keys); i++)
+		if (!strcmp(keys[i].key, key))
+			return keys[i].syntax;
+	return NULL;
+}
+
 /* The value at node n is not what schema v wants. */
 static int type_error(const struct load_ctx *c, const struct yaml_loc_node *n,
 		      const cyaml_schema_value_t *v)
@@ -345,10 +552,13 @@ static int type_error(const struct load_ctx *c, const struct yaml_loc_node *n,
 		[YAML_LOC_MAPPING] = "a mapping",
 		[YAML_LOC_ALIAS] = "an alias",
 	};
-	const char *near = NULL;
+	const char *near = NULL, *syntax = syntax_of(n->path);
 	char want[256], got[64];
 
-	describe(v, want, sizeof(want));
+	if (syntax)
+		snprintf(want, sizeof(want), "%s", syntax);
+	else
+		describe(v, want, sizeof(want));
 	if (n->kind == YAML_LOC_SCALAR && !n->text[0]) {
 		snprintf(got, sizeof(got), "nothing");
 	} else if (n->kind == YAML_LOC_SCALAR) {
@@ -659,6 +869,1066 @@ static int load_cpus(const struct load_ctx *c, const struct raw_workers *w,
 	return 0;
 }
 
+/*
+ * QoS: port shapers, classes, rules. Rates are exact integers of bits/s,
+ * sizes of bytes; shares and probabilities are parts of QOS_PROB_ONE,
+ * rounded to the nearest, halves up.
+ */
+typedef unsigned __int128 u128;
+
+#define DEC_DIGITS 30 /* at most, in one decimal number */
+#define DEC_BIG 26 /* numbers above 10^26 are out of range anyway */
+
+static u128 pow10_of(unsigned int n)
+{
+	u128 p = 1;
+
+	while (n--)
+		p *= 10;
+	return p;
+}
+
+/* The decimal number at the start of s ("0", "25", "1.5": no sign, no
+ * exponent, no leading zero); its value is *num / 10^*scale. Returns how
+ * many characters it takes, 0 if s does not start with one. */
+static size_t parse_decimal(const char *s, u128 *num, unsigned int *scale)
+{
+	size_t i, digits = 0;
+	bool point = false;
+
+	*num = 0;
+	*scale = 0;
+	if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+		return 0;
+	for (i = 0;; i++) {
+		if (s[i] >= '0' && s[i] <= '9') {
+			if (++digits > DEC_DIGITS)
+				return 0;
+			*num = *num * 10 + (unsigned int)(s[i] - '0');
+			*scale += point;
+		} else if (s[i] == '.' && !point && digits && s[i + 1] >= '0' &&
+			   s[i + 1] <= '9') {
+			point = true;
+		} else {
+			break;
+		}
+	}
+	return digits ? i : 0;
+}
+
+struct unit {
+	const char *name; /* compared without regard to case */
+	uint64_t mult;
+};
+
+static const struct unit rate_units[] = {
+	{"", 1},
+	{"bit", 1},
+	{"bps", 1},
+	{"kbit", 1000},
+	{"kbps", 1000},
+	{"mbit", 1000000},
+	{"mbps", 1000000},
+	{"gbit", 1000000000},
+	{"gbps", 1000000000},
+	{"tbit", 1000000000000},
+	{"tbps", 1000000000000},
+};
+
+static const struct unit size_units[] = {
+	{"", 1},
+	{"b", 1},
+	{"kb", 1000},
+	{"kib", 1024},
+	{"mb", 1000000},
+	{"mib", 1u << 20},
+	{"gb", 1000000000},
+	{"gib", 1u << 30},
+};
+
+enum num_rc { NUM_OK, NUM_SYNTAX, NUM_FRACTION, NUM_RANGE, NUM_ZERO };
+
+/* A decimal number with a unit ("1.5Gbit", "64KiB") as an exact integer
+ * up to max. */
+static enum num_rc parse_unit(const char *s, const struct unit *units,
+			      size_t n_units, uint64_t max, uint64_t *out)
+{
+	unsigned int scale;
+	u128 num, v;
+	size_t len = parse_decimal(s, &num, &scale), i;
+
+	if (!len)
+		return NUM_SYNTAX;
+	for (i = 0; i < n_units && strcasecmp(s + len, units[i].name); i++)
+		;
+	if (i == n_units)
+		return NUM_SYNTAX;
+	if (num > pow10_of(DEC_BIG))
+		return NUM_RANGE;
+	v = num * units[i].mult; /* <= 10^26 * 10^12 < 2^128 */
+	if (v % pow10_of(scale))
+		return NUM_FRACTION;
+	v /= pow10_of(scale);
+	if (v > max)
+		return NUM_RANGE;
+	*out = (uint64_t)v;
+	return NUM_OK;
+}
+
+/* num / den (<= 1) in parts of QOS_PROB_ONE, to the nearest, halves up. */
+static uint32_t to_share(u128 num, u128 den)
+{
+	return (uint32_t)((2 * num * QOS_PROB_ONE + den) / (2 * den));
+}
+
+/* "N%", 0 < N <= 100, as parts of QOS_PROB_ONE. */
+static enum num_rc parse_percent(const char *s, uint32_t *share)
+{
+	unsigned int scale;
+	size_t len;
+	u128 num, p;
+
+	len = parse_decimal(s, &num, &scale);
+	if (!len || strcmp(s + len, "%"))
+		return NUM_SYNTAX;
+	p = pow10_of(scale);
+	if (!num || num > 100 * p)
+		return NUM_RANGE;
+	*share = to_share(num, 100 * p);
+	return *share ? NUM_OK : NUM_ZERO;
+}
+
+/* "N%" or a fraction "0.01", in (0, 1], as parts of QOS_PROB_ONE. */
+static enum num_rc parse_prob(const char *s, uint32_t *prob)
+{
+	unsigned int scale;
+	size_t len;
+	u128 num, p;
+
+	if (*s && s[strlen(s) - 1] == '%')
+		return parse_percent(s, prob);
+	len = parse_decimal(s, &num, &scale);
+	if (!len || s[len])
+		return NUM_SYNTAX;
+	p = pow10_of(scale);
+	if (!num || num > p)
+		return NUM_RANGE;
+	*prob = to_share(num, p);
+	return *prob ? NUM_OK : NUM_ZERO;
+}
+
+/* "0x88b5" or "34997" (decimal without a leading zero), up to max. */
+static bool parse_number(const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (!strchr("0123456789abcdefABCDEF", s[2]) || !s[2])
+			return false;
+		v = strtoul(s + 2, &end, 16);
+	} else {
+		if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1]))
+			return false;
+		v = strtoul(s, &end, 10);
+	}
+	if (*end || errno || v > max)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* "2049" or "1000-2000". Returns false if unparsable; lo > hi is left to
+ * the caller. */
+static bool parse_ports(const char *s, uint16_t *lo, uint16_t *hi)
+{
+	char buf[TXT], *dash;
+	uint32_t a, b;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash++ = '\0';
+	if (!parse_number(buf, UINT16_MAX, &a) ||
+	    (dash && !parse_number(dash, UINT16_MAX, &b)))
+		return false;
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)(dash ? b : a);
+	return true;
+}
+
+/* "10.1.0.0/16", "fd00::/8", "10.1.2.3" (= /32). Fills *p with the host
+ * bits cleared and tells whether any were set. */
+static bool parse_prefix(const char *s, struct qos_prefix *p, bool *host_bits)
+{
+	char buf[TXT + 16], *slash;
+	uint32_t len;
+	unsigned int max;
+	int af;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = '\0';
+	af = strchr(buf, ':') ? AF_INET6 : AF_INET;
+	max = af == AF_INET ? 32 : 128;
+	memset(p, 0, sizeof(*p));
+	if (inet_pton(af, buf, p->addr) != 1)
+		return false;
+	if (slash && (!*slash || strchr(slash, 'x') || strchr(slash, 'X') ||
+		      !parse_number(slash, max, &len)))
+		return false;
+	p->family = af == AF_INET ? 4 : 6;
+	p->len = (uint8_t)(slash ? len : max);
+	*host_bits = false;
+	for (unsigned int bit = p->len; bit < max; bit++) {
+		uint8_t m = (uint8_t)(0x80u >> (bit % 8));
+
+		if (p->addr[bit / 8] & m)
+			*host_bits = true;
+		p->addr[bit / 8] &= (uint8_t)~m;
+	}
+	return true;
+}
+
+static void prefix_text(const struct qos_prefix *p, char *buf, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	inet_ntop(p->family == 4 ? AF_INET : AF_INET6, p->addr, addr,
+		  sizeof(addr));
+	snprintf(buf, size, "%s/%u", addr, p->len);
+}
+
+static const cyaml_strval_t protos[] = {
+	{"udp", 17},
+	{"tcp", 6},
+	{"icmp", 1},
+	{"icmpv6", 58},
+};
+
+/* num / 10^scale without trailing zeros: "25", "1.5". */
+static void fixed_text(char *buf, size_t size, uint64_t num, unsigned int scale)
+{
+	uint64_t p = (uint64_t)pow10_of(scale), frac = num % p;
+	int digits = (int)scale;
+
+	while (digits && !(frac % 10)) {
+		frac /= 10;
+		digits--;
+	}
+	if (digits)
+		snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, num / p, digits,
+			 frac);
+	else
+		snprintf(buf, size, "%" PRIu64, num / p);
+}
+
+/* "100Gbit", "1.5Gbit", "800Mbit", "500bit": exact. */
+static void rate_text(char *buf, size_t size, uint64_t bps)
+{
+	static const struct {
+		const char *name;
+		unsigned int scale;
+	} units[] = {{"Tbit", 12}, {"Gbit", 9}, {"Mbit", 6}, {"kbit", 3}};
+	size_t len;
+
+	for (size_t i = 0; i < CYAML_ARRAY_LEN(units); i++)
+		if (bps >= (uint64_t)pow10_of(units[i].scale)) {
+			fixed_text(buf, size, bps, units[i].scale);
+			len = strlen(buf);
+			snprintf(buf + len, size - len, "%s", units[i].name);
+			return;
+		}
+	snprintf(buf, size, "%" PRIu64 "bit", bps);
+}
+
+/* "4MiB", "2500KB", "1500": the largest unit that divides it. */
+static void size_text(char *buf, size_t size, uint32_t bytes)
+{
+	static const struct unit units[] = {
+		{"GiB", 1u << 30}, {"GB", 1000000000}, {"MiB", 1u << 20},
+		{"MB", 1000000},   {"KiB", 1024},      {"KB", 1000},
+	};
+
+	for (size_t i = 0; bytes && i < CYAML_ARRAY_LEN(units); i++)
+		if (!(bytes % units[i].mult)) {
+			snprintf(buf, size, "%" PRIu64 "%s",
+				 bytes / units[i].mult, units[i].name);
+			return;
+		}
+	snprintf(buf, size, "%" PRIu32, bytes);
+}
+
+/* The shortest percentage (at most 4 decimals; 3 always suffice) that
+ * parses back to the same share: 6554 -> "10%", 655 -> "1%". */
+static void share_text(char *buf, size_t size, uint32_t share)
+{
+	size_t len;
+	u128 p, n;
+
+	for (unsigned int d = 0; d <= 4; d++) {
+		p = pow10_of(d);
+		n = (2 * (u128)share * 100 * p + QOS_PROB_ONE) /
+		    (2 * QOS_PROB_ONE);
+		if (to_share(n, 100 * p) == share || d == 4) {
+			fixed_text(buf, size, (uint64_t)n, d);
+			break;
+		}
+	}
+	len = strlen(buf);
+	snprintf(buf + len, size - len, "%%");
+}
+
+/* Default bucket for a rate: max(32 KiB, rate * 200 us / 8, rounded up). */
+static uint32_t default_burst(uint64_t bps)
+{
+	uint64_t b = (bps + QOS_BURST_TIME - 1) / QOS_BURST_TIME;
+
+	return b < QOS_BURST_MIN ? QOS_BURST_MIN : (uint32_t)b;
+}
+
+/* A key being loaded: its path and, if it was written, its node. */
+struct key {
+	char path[96];
+	const struct yaml_loc_node *n;
+};
+
+__attribute__((format(printf, 3, 4))) static bool
+key_at(const struct load_ctx *c, struct key *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k->path, sizeof(k->path), fmt, ap);
+	va_end(ap);
+	k->n = yaml_loc_find(&c->loc, k->path);
+	return k->n != NULL;
+}
+
+static void got_text(const struct yaml_loc_node *n, char *buf, size_t size)
+{
+	static const char *const kinds[] = {
+		[YAML_LOC_SEQUENCE] = "a list",
+		[YAML_LOC_MAPPING] = "a mapping",
+		[YAML_LOC_ALIAS] = "an alias",
+	};
+
+	if (n->kind == YAML_LOC_SCALAR && !n->text[0])
+		snprintf(buf, size, "nothing");
+	else if (n->kind == YAML_LOC_SCALAR)
+		snprintf(buf, size, "'%.40s%s'", n->text,
+			 strlen(n->text) > 40 ? "..." : "");
+	else
+		snprintf(buf, size, "%s", kinds[n->kind]);
+}
+
+/* "path: expected SYNTAX (got 'text')" at the value of k. */
+static int bad_value(const struct load_ctx *c, const struct key *k,
+		     const char *syntax)
+{
+	char got[64];
+
+	got_text(k->n, got, sizeof(got));
+	return fail(c, k->n->val, "%s: expected %s (got %s)", k->path, syntax,
+		    got);
+}
+
+/* x (bps, or share of rate) times QOS_PROB_ONE, to compare exactly. */
+static u128 scaled(uint64_t bps, uint32_t share, uint64_t rate)
+{
+	return bps ? (u128)bps * QOS_PROB_ONE : (u128)share * rate;
+}
+
+static bool has_port_rate(const struct qos_policy *q)
+{
+	return q->port[0].rate_bps || q->port[1].rate_bps;
+}
+
+/* A written rate into *bps; with share != NULL "N%" is also accepted
+ * (into *share). `none` says what leaving the key out means. */
+static int get_rate(const struct load_ctx *c, const struct key *k,
+		    const struct qos_policy *q, uint64_t *bps, uint32_t *share,
+		    const char *none)
+{
+	const char *s = k->n->text;
+	uint64_t v = 0;
+
+	if (share && *s && s[strlen(s) - 1] == '%') {
+		switch (parse_percent(s, share)) {
+		case NUM_SYNTAX:
+			return bad_value(c, k, SYN_RATE_PCT);
+		case NUM_RANGE:
+			return fail(c, k->n->val,
+				    "%s: a percentage must be above 0%% and at "
+				    "most 100%% (got '%s')",
+				    k->path, s);
+		case NUM_ZERO:
+			return fail(c, k->n->val,
+				    "%s: '%s' is less than one part in %u of "
+				    "the port rate; use at least 0.0008%%",
+				    k->path, s, QOS_PROB_ONE);
+		default:
+			break;
+		}
+		if (!has_port_rate(q))
+			return fail(c, k->n->val,
+				    "%s: a percentage needs ports[].rate; set "
+				    "the rate of the ports, or write a rate "
+				    "such as 5Gbit",
+				    k->path);
+		for (unsigned int p = 0; p < CONFIG_PORTS; p++)
+			if (q->port[p].rate_bps &&
+			    !(scaled(0, *share, q->port[p].rate_bps) >> 16))
+				return fail(c, k->n->val,
+					    "%s: '%s' of ports[%u].rate is "
+					    "less than 1 bit/s",
+					    k->path, s, p);
+		return 0;
+	}
+	switch (parse_unit(s, rate_units, CYAML_ARRAY_LEN(rate_units),
+			   QOS_MAX_RATE, &v)) {
+	case NUM_OK:
+		break;
+	case NUM_FRACTION:
+		return fail(c, k->n->val,
+			    "%s: not a whole number of bits/s (got '%s')",
+			    k->path, s);
+	case NUM_RANGE:
+		return fail(c, k->n->val,
+			    "%s: above the largest rate, 10Tbit (got '%s')",
+			    k->path, s);
+	default:
+		return bad_value(c, k, share ? SYN_RATE_PCT : SYN_RATE);
+	}
+	if (!v)
+		return fail(c, k->n->val,
+			    "%s: a rate of 0 (got '%s'); leave the key out "
+			    "for %s",
+			    k->path, s, none);
+	*bps = v;
+	return 0;
+}
+
+/* A written size into *bytes, at least min (why: what needs it). */
+static int get_size(const struct load_ctx *c, const struct key *k, uint32_t min,
+		    const char *why, uint32_t *bytes)
+{
+	const char *s = k->n->text;
+	uint64_t v = 0;
+
+	switch (parse_unit(s, size_units, CYAML_ARRAY_LEN(size_units),
+			   UINT32_MAX, &v)) {
+	case NUM_OK:
+		break;
+	case NUM_FRACTION:
+		return fail(c, k->n->val,
+			    "%s: not a whole number of bytes (got '%s')",
+			    k->path, s);
+	case NUM_RANGE:
+		return fail(c, k->n->val,
+			    "%s: above the largest size, 4294967295 bytes "
+			    "(got '%s')",
+			    k->path, s);
+	default:
+		return bad_value(c, k, SYN_SIZE);
+	}
+	if (v < min)
+		return fail(c, k->n->val,
+			    "%s: must be at least %u bytes, %s (got '%s')",
+			    k->path, min, why, s);
+	*bytes = (uint32_t)v;
+	return 0;
+}
+
+/* A bucket or queue: holds the largest frame the UMEM can carry. */
+static int get_frame_size(const struct load_ctx *c, const struct key *k,
+			  const struct xdplane_config *cfg, uint32_t *bytes)
+{
+	return get_size(c, k, cfg->umem.frame_size,
+			"umem.frame_size, to hold the largest frame", bytes);
+}
+
+static int get_range(const struct load_ctx *c, const struct key *k, uint32_t v,
+		     uint32_t min, uint32_t max, const char *unit)
+{
+	if (v >= min && v <= max)
+		return 0;
+	return fail(c, k->n->val, "%s: must be between %u and %u%s (got %u)",
+		    k->path, min, max, unit, v);
+}
+
+static int load_port_shapers(const struct load_ctx *c,
+			     struct xdplane_config *cfg)
+{
+	struct qos_port *p;
+	struct key k;
+
+	for (unsigned int i = 0; i < CONFIG_PORTS; i++) {
+		p = &cfg->qos.port[i];
+		p->overhead = cfg->qos.port[0].overhead;
+		if (key_at(c, &k, "ports[%u].rate", i) &&
+		    get_rate(c, &k, &cfg->qos, &p->rate_bps, NULL,
+			     "an unshaped port"))
+			return -1;
+		p->burst = default_burst(p->rate_bps);
+		if (key_at(c, &k, "ports[%u].burst", i) &&
+		    get_frame_size(c, &k, cfg, &p->burst))
+			return -1;
+	}
+	return 0;
+}
+
+static bool valid_class_name(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len && len < QOS_NAME_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_-") == len;
+}
+
+static uint64_t max_port_rate(const struct qos_policy *q)
+{
+	return q->port[0].rate_bps > q->port[1].rate_bps ? q->port[0].rate_bps
+							 : q->port[1].rate_bps;
+}
+
+/* A ceiling or minimum (bps) against the port rates. */
+static int check_vs_ports(const struct load_ctx *c, const struct key *k,
+			  const struct qos_policy *q, uint64_t bps)
+{
+	char want[32], port[32];
+
+	for (unsigned int p = 0; p < CONFIG_PORTS; p++) {
+		if (!q->port[p].rate_bps || bps <= q->port[p].rate_bps)
+			continue;
+		rate_text(want, sizeof(want), bps);
+		rate_text(port, sizeof(port), q->port[p].rate_bps);
+		return fail(c, k->n->val,
+			    "%s: %s is above ports[%u].rate %s; a class "
+			    "cannot send faster than its port",
+			    k->path, want, p, port);
+	}
+	return 0;
+}
+
+/* min <= ceil, on every port where they can be compared. */
+static int check_min_ceil(const struct load_ctx *c, const struct key *k,
+			  const struct qos_class *q, const struct raw_class *r,
+			  const struct qos_policy *pol)
+{
+	bool same = !q->min_bps == !q->ceil_bps;
+	char port[32];
+
+	if (!(q->ceil_bps || q->ceil_share) || !(q->min_bps || q->min_share))
+		return 0;
+	if (same) {
+		if (q->min_bps > q->ceil_bps || q->min_share > q->ceil_share)
+			return fail(c, k->n->val,
+				    "%s: the minimum %s is above the ceil %s; "
+				    "a class cannot be guaranteed more than "
+				    "it may send",
+				    k->path, r->min, r->ceil);
+		return 0;
+	}
+	for (unsigned int p = 0; p < CONFIG_PORTS; p++) {
+		uint64_t rate = pol->port[p].rate_bps;
+
+		if (!rate || scaled(q->min_bps, q->min_share, rate) <=
+				     scaled(q->ceil_bps, q->ceil_share, rate))
+			continue;
+		rate_text(port, sizeof(port), rate);
+		return fail(c, k->n->val,
+			    "%s: the minimum %s is above the ceil %s on "
+			    "ports[%u] (rate %s); a class cannot be "
+			    "guaranteed more than it may send",
+			    k->path, r->min, r->ceil, p, port);
+	}
+	return 0;
+}
+
+/* The minimums of classes[0..last] fit in every port rate. */
+static int check_min_sum(const struct load_ctx *c, const struct key *k,
+			 const struct qos_policy *q, unsigned int last)
+{
+	char pct[32], port[32];
+	uint64_t rate;
+	u128 sum, cap;
+
+	for (unsigned int p = 0; p < CONFIG_PORTS; p++) {
+		rate = q->port[p].rate_bps;
+		sum = 0;
+		for (unsigned int i = 0; i <= last; i++)
+			sum += scaled(q->classes[i].min_bps,
+				      q->classes[i].min_share, rate);
+		cap = (u128)rate * QOS_PROB_ONE;
+		if (!rate || sum <= cap)
+			continue;
+		/* tenths of a percent, rounded */
+		fixed_text(pct, sizeof(pct),
+			   (uint64_t)((sum * 2000 + cap) / (2 * cap)), 1);
+		rate_text(port, sizeof(port), rate);
+		return fail(c, k->n->val,
+			    "%s: the minimums of classes[0] to classes[%u] add "
+			    "up to %s%% of ports[%u].rate %s; together they "
+			    "must fit in it",
+			    k->path, last, pct, p, port);
+	}
+	return 0;
+}
+
+static int load_ecn(const struct load_ctx *c, const struct raw_ecn *r,
+		    unsigned int i, struct qos_class *q)
+{
+	static const char *const example[] = {"kmin: 30KB", "kmax: 300KB",
+					      "pmax: 1%"};
+	static const char *const names[] = {"kmin", "kmax", "pmax"};
+	struct qos_ecn *e = &q->ecn;
+	struct key k, at;
+	char text[32];
+
+	for (unsigned int j = 0; j < 3; j++)
+		if (!key_at(c, &k, "classes[%u].ecn.%s", i, names[j])) {
+			key_at(c, &at, "classes[%u].ecn", i);
+			return fail(c, at.n->val,
+				    "%s: required key is missing; add e.g. "
+				    "'%s'",
+				    k.path, example[j]);
+		}
+	key_at(c, &k, "classes[%u].ecn.kmin", i);
+	if (get_size(c, &k, 0, "", &e->kmin))
+		return -1;
+	key_at(c, &k, "classes[%u].ecn.kmax", i);
+	if (get_size(c, &k, 0, "", &e->kmax))
+		return -1;
+	if (e->kmax <= e->kmin)
+		return fail(c, k.n->val,
+			    "%s: must be above kmin %s (got '%s'); marking "
+			    "rises from 0 at kmin to pmax at kmax",
+			    k.path, r->kmin, r->kmax);
+	if (e->kmax > q->limit_bytes) {
+		size_text(text, sizeof(text), q->limit_bytes);
+		return fail(c, k.n->val,
+			    "%s: above the class's limit_bytes %s (got '%s'); "
+			    "the queue would drop before marking reached pmax",
+			    k.path, text, r->kmax);
+	}
+	key_at(c, &k, "classes[%u].ecn.pmax", i);
+	switch (parse_prob(r->pmax, &e->pmax)) {
+	case NUM_OK:
+		break;
+	case NUM_SYNTAX:
+		return bad_value(c, &k, SYN_PROB);
+	case NUM_ZERO:
+		return fail(c, k.n->val,
+			    "%s: '%s' is less than one part in %u; use at "
+			    "least 0.0008%%",
+			    k.path, r->pmax, QOS_PROB_ONE);
+	default:
+		return fail(c, k.n->val,
+			    "%s: must be above 0 and at most 1 (100%%) "
+			    "(got '%s')",
+			    k.path, r->pmax);
+	}
+	e->nonect = r->non_ect;
+	e->enabled = true;
+	return 0;
+}
+
+/* ceil_burst or min_burst: written, or max(32 KiB, rate * 200 us), where a
+ * share is taken of the faster port. */
+static int get_class_burst(const struct load_ctx *c, const char *path,
+			   uint64_t bps, uint32_t share,
+			   const struct xdplane_config *cfg, uint32_t *burst)
+{
+	struct key k;
+
+	if (!key_at(c, &k, "%s", path)) {
+		if (!bps)
+			bps = (uint64_t)((u128)share *
+					 max_port_rate(&cfg->qos) /
+					 QOS_PROB_ONE);
+		*burst = default_burst(bps);
+		return 0;
+	}
+	return get_frame_size(c, &k, cfg, burst);
+}
+
+static void class_defaults(struct qos_class *q)
+{
+	q->quantum = QOS_DEF_QUANTUM;
+	q->ceil_burst = QOS_BURST_MIN;
+	q->min_burst = QOS_BURST_MIN;
+	q->limit_bytes = QOS_DEF_LIMIT_BYTES;
+	q->limit_packets = QOS_DEF_LIMIT_PACKETS;
+}
+
+static int load_class(const struct load_ctx *c, const struct raw_class *r,
+		      unsigned int i, struct xdplane_config *cfg)
+{
+	struct qos_class *q = &cfg->qos.classes[i];
+	struct key k, first;
+	char path[64];
+
+	class_defaults(q);
+	if (!key_at(c, &k, "classes[%u].name", i)) {
+		snprintf(path, sizeof(path), "classes[%u]", i);
+		return fail(c, val_pos(c, path),
+			    "%s.name: required key is missing; add "
+			    "'name: NAME' to this entry",
+			    path);
+	}
+	if (!valid_class_name(r->name))
+		return bad_value(c, &k, SYN_NAME);
+	for (unsigned int j = 0; j < i; j++)
+		if (!strcmp(cfg->qos.classes[j].name, r->name)) {
+			key_at(c, &first, "classes[%u].name", j);
+			return fail(c, k.n->val,
+				    "%s: '%s' is already the name of "
+				    "classes[%u] (at %u:%u); names must be "
+				    "unique",
+				    k.path, r->name, j, first.n->val.line,
+				    first.n->val.col);
+		}
+	snprintf(q->name, sizeof(q->name), "%s", r->name);
+	if (key_at(c, &k, "classes[%u].level", i)) {
+		if (get_range(c, &k, r->level, 0, QOS_MAX_LEVEL, ""))
+			return -1;
+		q->level = (uint8_t)r->level;
+	}
+	if (key_at(c, &k, "classes[%u].quantum", i)) {
+		if (!r->quantum)
+			return fail(c, k.n->val,
+				    "%s: must be between %u and %u bytes (got "
+				    "0); a class with quantum 0 would never be "
+				    "served",
+				    k.path, QOS_MIN_QUANTUM, QOS_MAX_QUANTUM);
+		if (get_range(c, &k, r->quantum, QOS_MIN_QUANTUM,
+			      QOS_MAX_QUANTUM, " bytes"))
+			return -1;
+		q->quantum = r->quantum;
+	}
+	if (key_at(c, &k, "classes[%u].ceil", i) &&
+	    (get_rate(c, &k, &cfg->qos, &q->ceil_bps, &q->ceil_share,
+		      "no ceiling") ||
+	     check_vs_ports(c, &k, &cfg->qos, q->ceil_bps)))
+		return -1;
+	if (key_at(c, &k, "classes[%u].min", i) &&
+	    (get_rate(c, &k, &cfg->qos, &q->min_bps, &q->min_share,
+		      "no minimum") ||
+	     check_vs_ports(c, &k, &cfg->qos, q->min_bps) ||
+	     check_min_ceil(c, &k, q, r, &cfg->qos) ||
+	     check_min_sum(c, &k, &cfg->qos, i)))
+		return -1;
+	snprintf(path, sizeof(path), "classes[%u].ceil_burst", i);
+	if (get_class_burst(c, path, q->ceil_bps, q->ceil_share, cfg,
+			    &q->ceil_burst))
+		return -1;
+	snprintf(path, sizeof(path), "classes[%u].min_burst", i);
+	if (get_class_burst(c, path, q->min_bps, q->min_share, cfg,
+			    &q->min_burst))
+		return -1;
+	if (key_at(c, &k, "classes[%u].limit_bytes", i) &&
+	    get_frame_size(c, &k, cfg, &q->limit_bytes))
+		return -1;
+	if (key_at(c, &k, "classes[%u].limit_packets", i)) {
+		if (get_range(c, &k, r->limit_packets, 1, QOS_MAX_LIMIT_PACKETS,
+			      " packets"))
+			return -1;
+		q->limit_packets = r->limit_packets;
+	}
+	if (key_at(c, &k, "classes[%u].ecn", i))
+		return load_ecn(c, &r->ecn, i, q);
+	return 0;
+}
+
+static int load_classes(const struct load_ctx *c, const struct raw_config *raw,
+			struct xdplane_config *cfg)
+{
+	struct qos_policy *q = &cfg->qos;
+	struct key k;
+
+	if (!key_at(c, &k, "classes")) {
+		/* one class: a plain FIFO */
+		snprintf(q->classes[0].name, sizeof(q->classes[0].name), "%s",
+			 QOS_DEFAULT_NAME);
+		class_defaults(&q->classes[0]);
+		q->n_classes = 1;
+		return 0;
+	}
+	if (!raw->classes_count)
+		return fail(c, k.n->val,
+			    "classes: an empty list; list at least one class, "
+			    "or leave the key out for a single FIFO class");
+	if (raw->classes_count > QOS_MAX_CLASSES) {
+		key_at(c, &k, "classes[%d]", QOS_MAX_CLASSES);
+		return fail(c, k.n->val, "classes: at most %d classes (got %u)",
+			    QOS_MAX_CLASSES, raw->classes_count);
+	}
+	for (unsigned int i = 0; i < raw->classes_count; i++)
+		if (load_class(c, &raw->classes[i], i, cfg))
+			return -1;
+	q->n_classes = raw->classes_count;
+	return 0;
+}
+
+/* The index of the class named name; or an error at k, with a suggestion
+ * or the list of names. */
+static int find_class(const struct load_ctx *c, const struct key *k,
+		      const struct qos_policy *q, const char *name, uint8_t *id)
+{
+	unsigned int best_d = 3, d;
+	const char *best = NULL;
+	char names[QOS_MAX_CLASSES * (QOS_NAME_MAX + 2)] = "";
+	size_t len;
+
+	for (unsigned int i = 0; i < q->n_classes; i++) {
+		if (!strcmp(q->classes[i].name, name)) {
+			*id = (uint8_t)i;
+			return 0;
+		}
+		d = distance(name, q->classes[i].name);
+		if (d < best_d) {
+			best = q->classes[i].name;
+			best_d = d;
+		}
+		len = strlen(names);
+		snprintf(names + len, sizeof(names) - len, "%s%s",
+			 i ? ", " : "", q->classes[i].name);
+	}
+	if (best)
+		return fail(c, k->n->val,
+			    "%s: no class named '%s' (did you mean '%s'?)",
+			    k->path, name, best);
+	return fail(c, k->n->val,
+		    "%s: no class named '%s'; the classes are: %s", k->path,
+		    name, names);
+}
+
+static int get_set_entry(const struct load_ctx *c, const char *path,
+			 const struct yaml_loc_node *n, unsigned int max,
+			 uint64_t *mask)
+{
+	uint32_t v;
+	char got[64];
+
+	if (n->kind == YAML_LOC_SCALAR && parse_number(n->text, max, &v)) {
+		*mask |= 1ull << v;
+		return 0;
+	}
+	got_text(n, got, sizeof(got));
+	return fail(c, n->val, "%s: expected a number 0..%u (got %s)", path,
+		    max, got);
+}
+
+/* pcp, dscp, ecn: a number or a list of numbers 0..max, as a bit mask. */
+static int get_set(const struct load_ctx *c, const struct key *k,
+		   unsigned int max, const char *syntax, uint64_t *mask)
+{
+	const struct yaml_loc_node *e;
+	char path[128];
+	unsigned int i;
+
+	if (k->n->kind == YAML_LOC_SCALAR)
+		return get_set_entry(c, k->path, k->n, max, mask);
+	if (k->n->kind != YAML_LOC_SEQUENCE)
+		return bad_value(c, k, syntax);
+	for (i = 0;; i++) {
+		snprintf(path, sizeof(path), "%s[%u]", k->path, i);
+		e = yaml_loc_find(&c->loc, path);
+		if (!e)
+			break;
+		if (get_set_entry(c, path, e, max, mask))
+			return -1;
+	}
+	if (!i)
+		return fail(c, k->n->val,
+			    "%s: an empty list matches no frame; leave the key "
+			    "out to match any value",
+			    k->path);
+	return 0;
+}
+
+static int get_prefix(const struct load_ctx *c, const struct key *k,
+		      struct qos_prefix *p)
+{
+	char want[TXT + 16];
+	bool host;
+
+	if (!parse_prefix(k->n->text, p, &host))
+		return bad_value(c, k, SYN_PREFIX);
+	if (!host)
+		return 0;
+	prefix_text(p, want, sizeof(want));
+	return fail(c, k->n->val, "%s: %s has host bits set; did you mean %s?",
+		    k->path, k->n->text, want);
+}
+
+static int get_ports(const struct load_ctx *c, const struct key *k,
+		     uint16_t *lo, uint16_t *hi)
+{
+	if (!parse_ports(k->n->text, lo, hi))
+		return bad_value(c, k, SYN_PORT);
+	if (*lo <= *hi)
+		return 0;
+	return fail(c, k->n->val,
+		    "%s: the range %s runs backwards; write %u-%u", k->path,
+		    k->n->text, *hi, *lo);
+}
+
+static int load_match(const struct load_ctx *c, const struct raw_match *m,
+		      unsigned int i, struct qos_rule *r)
+{
+	uint64_t mask;
+	uint32_t v;
+	struct key k;
+
+	if (key_at(c, &k, "rules[%u].match.ethertype", i)) {
+		if (!parse_number(m->ethertype, UINT16_MAX, &v))
+			return bad_value(c, &k, SYN_ETHERTYPE);
+		if (v < 0x0600)
+			return fail(c, k.n->val,
+				    "%s: 0x%04x is a frame length, not an "
+				    "EtherType (those start at 0x0600)",
+				    k.path, v);
+		r->ethertype = (uint16_t)v;
+		r->fields |= QOS_M_ETHERTYPE;
+	}
+	if (key_at(c, &k, "rules[%u].match.vlan", i)) {
+		if (get_range(c, &k, m->vlan, 0, 4095, ""))
+			return -1;
+		r->vlan_id = (uint16_t)m->vlan;
+		r->fields |= QOS_M_VLAN;
+	}
+	if (key_at(c, &k, "rules[%u].match.pcp", i)) {
+		mask = 0;
+		if (get_set(c, &k, 7, SYN_SET(7), &mask))
+			return -1;
+		r->pcp_mask = (uint8_t)mask;
+		r->fields |= QOS_M_PCP;
+	}
+	if (key_at(c, &k, "rules[%u].match.src", i)) {
+		if (get_prefix(c, &k, &r->src))
+			return -1;
+		r->fields |= QOS_M_SRC;
+	}
+	if (key_at(c, &k, "rules[%u].match.dst", i)) {
+		if (get_prefix(c, &k, &r->dst))
+			return -1;
+		if ((r->fields & QOS_M_SRC) && r->src.family != r->dst.family)
+			return fail(c, k.n->val,
+				    "%s: an IPv%u prefix, but src is IPv%u; no "
+				    "frame matches both",
+				    k.path, r->dst.family, r->src.family);
+		r->fields |= QOS_M_DST;
+	}
+	if (key_at(c, &k, "rules[%u].match.proto", i)) {
+		for (v = 0; v < CYAML_ARRAY_LEN(protos) &&
+			    strcasecmp(protos[v].str, m->proto);
+		     v++)
+			;
+		if (v < CYAML_ARRAY_LEN(protos))
+			v = (uint32_t)protos[v].val;
+		else if (!parse_number(m->proto, UINT8_MAX, &v))
+			return bad_value(c, &k, SYN_PROTO);
+		r->proto = (uint8_t)v;
+		r->fields |= QOS_M_PROTO;
+	}
+	if (key_at(c, &k, "rules[%u].match.dscp", i)) {
+		if (get_set(c, &k, 63, SYN_SET(63), &r->dscp_mask))
+			return -1;
+		r->fields |= QOS_M_DSCP;
+	}
+	if (key_at(c, &k, "rules[%u].match.ecn", i)) {
+		mask = 0;
+		if (get_set(c, &k, 3, SYN_SET(3), &mask))
+			return -1;
+		r->ecn_mask = (uint8_t)mask;
+		r->fields |= QOS_M_ECN;
+	}
+	if (key_at(c, &k, "rules[%u].match.sport", i)) {
+		if (get_ports(c, &k, &r->sport_lo, &r->sport_hi))
+			return -1;
+		r->fields |= QOS_M_SPORT;
+	}
+	if (key_at(c, &k, "rules[%u].match.dport", i)) {
+		if (get_ports(c, &k, &r->dport_lo, &r->dport_hi))
+			return -1;
+		r->fields |= QOS_M_DPORT;
+	}
+	if (key_at(c, &k, "rules[%u].match.bth_opcode", i)) {
+		if (!parse_number(m->bth_opcode, UINT8_MAX, &v))
+			return bad_value(c, &k, SYN_OPCODE);
+		if (((r->fields & QOS_M_PROTO) && r->proto != 17) ||
+		    ((r->fields & QOS_M_DPORT) &&
+		     (r->dport_lo > 4791 || r->dport_hi < 4791)))
+			return fail(c, k.n->val,
+				    "%s: only UDP frames to port 4791 carry a "
+				    "BTH, and this rule's proto or dport "
+				    "excludes them",
+				    k.path);
+		r->bth_opcode = (uint8_t)v;
+		r->fields |= QOS_M_BTH_OPCODE;
+	}
+	return 0;
+}
+
+static int load_rules(const struct load_ctx *c, const struct raw_config *raw,
+		      struct qos_policy *q)
+{
+	struct key k;
+	char path[32];
+
+	if (raw->rules_count > QOS_MAX_RULES) {
+		key_at(c, &k, "rules[%d]", QOS_MAX_RULES);
+		return fail(c, k.n->val, "rules: at most %d rules (got %u)",
+			    QOS_MAX_RULES, raw->rules_count);
+	}
+	for (unsigned int i = 0; i < raw->rules_count; i++) {
+		if (!key_at(c, &k, "rules[%u].class", i)) {
+			snprintf(path, sizeof(path), "rules[%u]", i);
+			return fail(c, val_pos(c, path),
+				    "%s.class: required key is missing; add "
+				    "'class: NAME' to this rule",
+				    path);
+		}
+		if (find_class(c, &k, q, raw->rules[i].class_name,
+			       &q->rules[i].class_id) ||
+		    load_match(c, &raw->rules[i].match, i, &q->rules[i]))
+			return -1;
+	}
+	q->n_rules = raw->rules_count;
+	return 0;
+}
+
+static int load_qos(const struct load_ctx *c, const struct raw_config *raw,
+		    struct xdplane_config *cfg)
+{
+	struct qos_policy *q = &cfg->qos;
+	struct key k;
+
+	if (load_port_shapers(c, cfg) || load_classes(c, raw, cfg) ||
+	    load_rules(c, raw, q))
+		return -1;
+	q->malformed = raw->malformed;
+	if (key_at(c, &k, "default_class"))
+		return find_class(c, &k, q, raw->default_class,
+				  &q->default_class);
+	for (unsigned int i = 0; i < q->n_classes; i++)
+		if (!strcmp(q->classes[i].name, QOS_DEFAULT_NAME)) {
+			q->default_class = (uint8_t)i;
+			return 0;
+		}
+	key_at(c, &k, "classes");
+	return fail(c, k.n->key,
+		    "default_class: required key is missing, as no class is "
+		    "named '%s'; add 'default_class: NAME' naming the class "
+		    "of frames no rule matches",
+		    QOS_DEFAULT_NAME);
+}
+
 /* The config from what libcyaml loaded: defaults, then the rules. */
 static struct xdplane_config *
 build(const struct load_ctx *c, const struct raw_config *r, bool check_system)
@@ -678,8 +1948,9 @@ build(const struct load_ctx *c, const struct raw_config *r, bool check_system)
 	cfg->rings = r->rings;
 	cfg->umem = r->umem;
 	cfg->poll = r->poll;
+	cfg->qos.port[0].overhead = r->overhead;
 	if (load_ports(c, r, cfg, check_system) || load_numbers(c, cfg) ||
-	    load_cpus(c, &r->workers, cfg)) {
+	    load_cpus(c, &r->workers, cfg) || load_qos(c, r, cfg)) {
 		free(cfg);
 		return NULL;
 	}
@@ -774,6 +2045,14 @@ void config_free(struct xdplane_config *cfg)
 	free(cfg);
 }
 
+static const char *strval_name(const cyaml_strval_t *t, size_t n, int64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].val == v)
+			return t[i].str;
+	return "invalid";
+}
+
 /* Single-quoted: only ' needs escaping (valid_ifname() keeps out the
  * control characters a quoted scalar cannot hold). */
 static void put_quoted(FILE *out, const char *s)
@@ -787,15 +2066,149 @@ static void put_quoted(FILE *out, const char *s)
 	fputc('\'', out);
 }
 
+static void put_mask(FILE *out, const char *key, uint64_t mask)
+{
+	const char *sep = "";
+
+	fprintf(out, "      %s: [", key);
+	for (unsigned int b = 0; b < 64; b++)
+		if (mask & (1ull << b)) {
+			fprintf(out, "%s%u", sep, b);
+			sep = ", ";
+		}
+	fputs("]\n", out);
+}
+
+static void put_range(FILE *out, const char *key, uint16_t lo, uint16_t hi)
+{
+	if (lo == hi)
+		fprintf(out, "      %s: %u\n", key, lo);
+	else
+		fprintf(out, "      %s: %u-%u\n", key, lo, hi);
+}
+
+/* A rate, or a share as a percentage; nothing if both are 0. */
+static void put_rate(FILE *out, const char *key, uint64_t bps, uint32_t share)
+{
+	char text[32];
+
+	if (bps)
+		rate_text(text, sizeof(text), bps);
+	else if (share)
+		share_text(text, sizeof(text), share);
+	else
+		return;
+	fprintf(out, "    %s: %s\n", key, text);
+}
+
+static void put_size(FILE *out, const char *indent, const char *key,
+		     uint32_t bytes)
+{
+	char text[32];
+
+	size_text(text, sizeof(text), bytes);
+	fprintf(out, "%s%s: %s\n", indent, key, text);
+}
+
+static void dump_class(const struct qos_class *q, FILE *out)
+{
+	char text[32];
+
+	fputs("  - name: ", out);
+	put_quoted(out, q->name);
+	fprintf(out, "\n    level: %u\n    quantum: %u\n", q->level,
+		q->quantum);
+	put_rate(out, "ceil", q->ceil_bps, q->ceil_share);
+	put_size(out, "    ", "ceil_burst", q->ceil_burst);
+	put_rate(out, "min", q->min_bps, q->min_share);
+	put_size(out, "    ", "min_burst", q->min_burst);
+	put_size(out, "    ", "limit_bytes", q->limit_bytes);
+	fprintf(out, "    limit_packets: %u\n", q->limit_packets);
+	if (!q->ecn.enabled)
+		return;
+	fputs("    ecn:\n", out);
+	put_size(out, "      ", "kmin", q->ecn.kmin);
+	put_size(out, "      ", "kmax", q->ecn.kmax);
+	share_text(text, sizeof(text), q->ecn.pmax);
+	fprintf(out, "      pmax: %s\n      non_ect: %s\n", text,
+		strval_name(nonect_modes, CYAML_ARRAY_LEN(nonect_modes),
+			    q->ecn.nonect));
+}
+
+static void dump_rule(const struct qos_rule *r, const struct qos_policy *q,
+		      FILE *out)
+{
+	char text[TXT + 16];
+
+	fputs("  - class: ", out);
+	put_quoted(out, q->classes[r->class_id].name);
+	fputs(r->fields ? "\n    match:\n" : "\n    match: {}\n", out);
+	if (r->fields & QOS_M_ETHERTYPE)
+		fprintf(out, "      ethertype: 0x%04x\n", r->ethertype);
+	if (r->fields & QOS_M_VLAN)
+		fprintf(out, "      vlan: %u\n", r->vlan_id);
+	if (r->fields & QOS_M_PCP)
+		put_mask(out, "pcp", r->pcp_mask);
+	if (r->fields & QOS_M_SRC) {
+		prefix_text(&r->src, text, sizeof(text));
+		fprintf(out, "      src: '%s'\n", text);
+	}
+	if (r->fields & QOS_M_DST) {
+		prefix_text(&r->dst, text, sizeof(text));
+		fprintf(out, "      dst: '%s'\n", text);
+	}
+	if (r->fields & QOS_M_PROTO) {
+		snprintf(text, sizeof(text), "%u", r->proto);
+		for (size_t i = 0; i < CYAML_ARRAY_LEN(protos); i++)
+			if (protos[i].val == r->proto)
+				snprintf(text, sizeof(text), "%s",
+					 protos[i].str);
+		fprintf(out, "      proto: %s\n", text);
+	}
+	if (r->fields & QOS_M_DSCP)
+		put_mask(out, "dscp", r->dscp_mask);
+	if (r->fields & QOS_M_ECN)
+		put_mask(out, "ecn", r->ecn_mask);
+	if (r->fields & QOS_M_SPORT)
+		put_range(out, "sport", r->sport_lo, r->sport_hi);
+	if (r->fields & QOS_M_DPORT)
+		put_range(out, "dport", r->dport_lo, r->dport_hi);
+	if (r->fields & QOS_M_BTH_OPCODE)
+		fprintf(out, "      bth_opcode: 0x%02x\n", r->bth_opcode);
+}
+
+static void dump_qos(const struct qos_policy *q, FILE *out)
+{
+	fprintf(out, "overhead: %u\nclasses:\n", q->port[0].overhead);
+	for (uint32_t i = 0; i < q->n_classes; i++)
+		dump_class(&q->classes[i], out);
+	fputs(q->n_rules ? "rules:\n" : "rules: []\n", out);
+	for (uint32_t i = 0; i < q->n_rules; i++)
+		dump_rule(&q->rules[i], q, out);
+	fputs("default_class: ", out);
+	put_quoted(out, q->classes[q->default_class].name);
+	fprintf(out, "\nmalformed: %s\n",
+		strval_name(malformed_modes, CYAML_ARRAY_LEN(malformed_modes),
+			    q->malformed));
+}
+
 int config_dump(const struct xdplane_config *cfg, FILE *out)
 {
 	const struct config_rings *r = &cfg->rings;
+	const struct qos_port *p;
+	char text[32];
 
 	fputs("ports:\n", out);
 	for (unsigned int i = 0; i < CONFIG_PORTS; i++) {
+		p = &cfg->qos.port[i];
 		fputs("  - interface: ", out);
 		put_quoted(out, cfg->ports[i].interface);
 		fputc('\n', out);
+		if (p->rate_bps) {
+			rate_text(text, sizeof(text), p->rate_bps);
+			fprintf(out, "    rate: %s\n", text);
+		}
+		put_size(out, "    ", "burst", p->burst);
 	}
 	fprintf(out,
 		"queues: %u\nxdp_mode: %s\nbind_mode: %s\nfailure_mode: %s\n",
@@ -814,15 +2227,8 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 	for (uint32_t i = 0; i < cfg->n_cpus; i++)
 		fprintf(out, "%s%u", i ? ", " : "", cfg->cpus[i]);
 	fputs("]\n", out);
+	dump_qos(&cfg->qos, out);
 	return ferror(out) ? -1 : 0;
-}
-
-static const char *strval_name(const cyaml_strval_t *t, size_t n, int64_t v)
-{
-	for (size_t i = 0; i < n; i++)
-		if (t[i].val == v)
-			return t[i].str;
-	return "invalid";
 }
 
 const char *xdp_attach_mode_name(enum xdp_attach_mode m)

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "qos.h"
 
 #define CONFIG_PORTS 2
 #define CONFIG_IFNAME_MAX 16 /* IFNAMSIZ */
@@ -78,6 +79,9 @@ struct xdplane_config {
 	struct config_poll poll;
 	uint32_t n_cpus; /* 0: every CPU the process may run on */
 	uint32_t cpus[CONFIG_MAX_CPUS]; /* workers.cpus, in order */
+	/* Traffic classes, rules, port shapers (ports[i].rate/burst go to
+	 * qos.port[i]); see qos.h for units. */
+	struct qos_policy qos;
 };
 
 struct config_error {

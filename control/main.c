@@ -75,14 +75,58 @@ static void params_from_config(const struct xdplane_config *c,
 	p->batch = c->poll.batch;
 	p->n_cpus = c->n_cpus;
 	memcpy(p->cpus, c->cpus, sizeof(p->cpus[0]) * c->n_cpus);
+	p->qos = c->qos;
 }
 
-static json_t *port_json(struct gateway *gw, int port)
+static const char *const sched_drop_names[SCHED_DROP_REASONS] = {
+	[SCHED_DROP_QUEUE_BYTES] = "queue_bytes",
+	[SCHED_DROP_QUEUE_PACKETS] = "queue_packets",
+	[SCHED_DROP_ECN_NONECT] = "ecn_nonect",
+	[SCHED_DROP_INVALID] = "invalid",
+};
+
+static json_t *classes_json(struct gateway *gw, int port,
+			    const struct qos_policy *pol)
+{
+	struct gw_class_stats c;
+	json_t *arr = json_array(), *o, *d, *h;
+
+	for (uint32_t k = 0; k < pol->n_classes; k++) {
+		if (gateway_class_stats(gw, port, k, &c))
+			continue;
+		d = json_object();
+		for (int r = 1; r < SCHED_DROP_REASONS; r++)
+			json_object_set_new(d, sched_drop_names[r],
+					    json_integer(c.drops[r]));
+		h = json_array();
+		for (int b = 0; b < SCHED_HIST_BUCKETS; b++)
+			json_array_append_new(h, json_integer(c.sojourn[b]));
+		o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}",
+			      "name", pol->classes[k].name, "enq_packets",
+			      (json_int_t)c.enq_packets, "enq_bytes",
+			      (json_int_t)c.enq_bytes, "sent_packets",
+			      (json_int_t)c.sent_packets, "sent_bytes",
+			      (json_int_t)c.sent_bytes, "ecn_marks",
+			      (json_int_t)c.ecn_marks, "depth_packets",
+			      (json_int_t)c.depth_packets, "depth_bytes",
+			      (json_int_t)c.depth_bytes, "drops", d,
+			      "sojourn_log2_us", h);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *port_json(struct gateway *gw, int port,
+			 const struct qos_policy *pol)
 {
 	struct gw_port_stats s;
-	json_t *o, *v, *x, *d;
+	json_t *o, *v, *x, *d, *m;
 
 	gateway_port_stats(gw, port, &s);
+	m = json_object();
+	for (int r = 1; r < PKT_MALFORMED_MAX; r++)
+		json_object_set_new(m, pkt_malformed_name(r),
+				    json_integer(s.malformed[r]));
 	v = json_object();
 	for (int k = 0; k < STEER_V_MAX; k++)
 		json_object_set_new(v, steer_verdict_name(k),
@@ -95,10 +139,11 @@ static json_t *port_json(struct gateway *gw, int port)
 		(json_int_t)s.xsk.rx_ring_full, "rx_fill_ring_empty_descs",
 		(json_int_t)s.xsk.rx_fill_ring_empty_descs,
 		"tx_ring_empty_descs", (json_int_t)s.xsk.tx_ring_empty_descs);
-	d = json_pack("{s:I,s:I,s:I}", "handoff_full",
+	d = json_pack("{s:I,s:I,s:I,s:I}", "handoff_full",
 		      (json_int_t)s.drop_handoff_full, "invalid_desc",
 		      (json_int_t)s.drop_invalid_desc, "multibuf",
-		      (json_int_t)s.drop_multibuf);
+		      (json_int_t)s.drop_multibuf, "malformed",
+		      (json_int_t)s.drop_malformed);
 	o = json_pack(
 		"{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "name",
 		gateway_port_name(gw, port), "rx_packets",
@@ -108,7 +153,35 @@ static json_t *port_json(struct gateway *gw, int port)
 		"tx_kick_errors", (json_int_t)s.tx_kick_errors,
 		"foreign_frames", (json_int_t)s.foreign_frames, "drops", d,
 		"xdp", v, "xsk", x);
+	json_object_set_new(o, "malformed", m);
+	json_object_set_new(o, "classes", classes_json(gw, port, pol));
 	return o;
+}
+
+static void print_class_table(struct gateway *gw, const struct qos_policy *pol)
+{
+	struct gw_class_stats c;
+
+	fprintf(stderr, "%-6s %-12s %12s %12s %10s %10s %10s\n", "egress",
+		"class", "enq_packets", "sent_packets", "drop_full", "ecn_drop",
+		"ecn_marks");
+	for (int p = 0; p < GW_PORTS; p++) {
+		for (uint32_t k = 0; k < pol->n_classes; k++) {
+			if (gateway_class_stats(gw, p, k, &c))
+				continue;
+			fprintf(stderr,
+				"%-6s %-12s %12llu %12llu %10llu %10llu "
+				"%10llu\n",
+				gateway_port_name(gw, p), pol->classes[k].name,
+				(unsigned long long)c.enq_packets,
+				(unsigned long long)c.sent_packets,
+				(unsigned long long)(c.drops[SCHED_DROP_QUEUE_BYTES] +
+						     c.drops[SCHED_DROP_QUEUE_PACKETS]),
+				(unsigned long long)
+					c.drops[SCHED_DROP_ECN_NONECT],
+				(unsigned long long)c.ecn_marks);
+		}
+	}
 }
 
 static void print_port_table(struct gateway *gw)
@@ -137,7 +210,7 @@ static void print_port_table(struct gateway *gw)
 }
 
 /* Stop, read the final counters, close (census), report. */
-static int stop_and_report(struct gateway *gw)
+static int stop_and_report(struct gateway *gw, const struct qos_policy *pol)
 {
 	struct gw_census c;
 	struct gw_info info;
@@ -153,8 +226,9 @@ static int stop_and_report(struct gateway *gw)
 			    json_string(info.zerocopy ? "zerocopy" : "copy"));
 	gateway_stop(gw); /* drained: the counters are final */
 	print_port_table(gw);
+	print_class_table(gw, pol);
 	for (int p = 0; p < GW_PORTS; p++)
-		json_array_append_new(ports, port_json(gw, p));
+		json_array_append_new(ports, port_json(gw, p, pol));
 	json_object_set_new(root, "ports", ports);
 	gateway_close(gw, &c);
 	json_object_set_new(root, "frames",
@@ -290,5 +364,5 @@ int main(int argc, char **argv)
 				 "configuration");
 	}
 	log_info("stopping (signal %d)", sig);
-	return stop_and_report(gw);
+	return stop_and_report(gw, &params.qos);
 }

@@ -5,16 +5,28 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include "egress.h"
 
-void egress_task_init(struct egress_task *t, struct xsk_queue *xq,
-		      const struct umem_area *umem, uint32_t batch)
+int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
+		     const struct umem_area *umem, uint32_t batch,
+		     const struct qos_policy *pol, int port)
 {
+	struct timespec ts;
+
 	memset(t, 0, sizeof(*t));
 	t->xq = xq;
 	t->umem = umem;
 	t->batch = MIN(batch, EGRESS_MAX_BATCH);
 	t->copy_mode = !xq->zerocopy;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return sched_init(&t->sched, pol, port,
+			  (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec);
+}
+
+void egress_task_fini(struct egress_task *t)
+{
+	sched_fini(&t->sched);
 }
 
 int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
@@ -92,37 +104,60 @@ static void kick(struct egress_task *t)
 	}
 }
 
+/* Move handed-over frames into the scheduler's class queues. */
+static uint32_t take_handoffs(struct egress_task *t, uint64_t now)
+{
+	struct frame_desc descs[EGRESS_MAX_BATCH];
+	uint32_t total = 0, n, i, k;
+	uint8_t *base = t->umem->base;
+
+	for (k = 0; k < t->n_in; k++) {
+		n = handoff_ring_dequeue(t->in[k], descs, t->batch);
+		for (i = 0; i < n; i++) {
+			if (unlikely(sched_enqueue(&t->sched, &descs[i],
+						   base + descs[i].addr,
+						   now))) {
+				uint64_t a = umem_frame_start(t->umem,
+							      descs[i].addr);
+
+				give_back(t, umem_owner(t->umem, a), &a, 1);
+			}
+		}
+		total += n;
+	}
+	return total;
+}
+
 uint32_t egress_task_poll(struct egress_task *t)
 {
 	struct frame_desc descs[EGRESS_MAX_BATCH];
 	struct xdp_desc *txd;
-	uint32_t work, room, n, got = 0, idx, i, k;
-	uint64_t bytes = 0;
+	struct timespec ts;
+	uint32_t work, room, got = 0, idx = 0, i;
+	uint64_t bytes = 0, now;
 
 	work = reap_completions(t);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	work += take_handoffs(t, now);
 
 	room = xsk_prod_nb_free(&t->xq->tx, t->batch);
 	room = MIN(room, t->batch);
-	for (k = 0; k < t->n_in && got < room; k++) {
-		struct handoff_ring *in = t->in[t->next_in];
-
-		if (++t->next_in == t->n_in)
-			t->next_in = 0;
-		got += handoff_ring_dequeue(in, descs + got, room - got);
-	}
+	if (room && sched_backlog_packets(&t->sched))
+		got = sched_dequeue(&t->sched, descs, room, now);
 	if (got) {
-		n = xsk_ring_prod__reserve(&t->xq->tx, got, &idx);
 		/* room was checked: reserve cannot come up short */
-		for (i = 0; i < n; i++) {
+		xsk_ring_prod__reserve(&t->xq->tx, got, &idx);
+		for (i = 0; i < got; i++) {
 			txd = xsk_ring_prod__tx_desc(&t->xq->tx, idx + i);
 			txd->addr = descs[i].addr;
 			txd->len = descs[i].len;
 			txd->options = 0;
 			bytes += descs[i].len;
 		}
-		xsk_ring_prod__submit(&t->xq->tx, n);
-		t->outstanding += n;
-		ctr_add(&t->ctr.packets, n);
+		xsk_ring_prod__submit(&t->xq->tx, got);
+		t->outstanding += got;
+		ctr_add(&t->ctr.packets, got);
 		ctr_add(&t->ctr.bytes, bytes);
 	}
 	if (t->copy_mode ? tx_unsent(t->xq) != 0
@@ -132,4 +167,16 @@ uint32_t egress_task_poll(struct egress_task *t)
 		work += reap_completions(t);
 	}
 	return work + got;
+}
+
+static void census_desc(const struct frame_desc *d, void *arg)
+{
+	struct umem_census *c = arg;
+
+	umem_census_add(c, umem_frame_start(c->u, d->addr));
+}
+
+void egress_task_census(struct egress_task *t, struct umem_census *c)
+{
+	sched_foreach(&t->sched, census_desc, c);
 }

@@ -4,10 +4,11 @@
  * RX tasks of the other port handed over, and returns every completed frame
  * to the RX task that owns it.
  *
- * This is the FIFO egress of the foundation: frames leave in the order they
- * were handed over, round-robin across input rings. The traffic-class
- * scheduler replaces the middle of egress_task_poll() and keeps its edges
- * (completion handling, TX ring filling, kicking).
+ * A pass: take completions back; drain the input handoff rings into the
+ * traffic-class scheduler (tc_sched.h; a frame it refuses goes back to its
+ * owner and is counted by the scheduler by reason); let the scheduler pick
+ * what may leave now; put that on the TX ring; kick. The clock is read once
+ * per pass.
  *
  * Ownership: run by exactly one worker thread. It owns the producer side of
  * its socket's TX ring, the consumer side of its completion ring, the
@@ -26,6 +27,7 @@
 #include "compiler.h"
 #include "frame.h"
 #include "log.h"
+#include "tc_sched.h"
 #include "umem.h"
 #include "xsk_queue.h"
 
@@ -46,21 +48,36 @@ struct egress_task {
 	const struct umem_area *umem;
 	struct handoff_ring *in[EGRESS_MAX_INPUTS];
 	uint32_t n_in;
-	uint32_t next_in; /* round-robin position */
 	struct return_ring *ret_by_owner[EGRESS_MAX_OWNERS];
 	uint32_t batch;
 	uint32_t outstanding; /* submitted to TX, not completed yet */
 	bool copy_mode;
 	struct log_ratelimit kick_rl;
 	struct egress_counters ctr;
+	struct sched sched;
 };
 
-void egress_task_init(struct egress_task *t, struct xsk_queue *xq,
-		      const struct umem_area *umem, uint32_t batch);
+/* The scheduler is built from `pol` for egress port `port` (0 or 1). */
+int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
+		     const struct umem_area *umem, uint32_t batch,
+		     const struct qos_policy *pol, int port);
+void egress_task_fini(struct egress_task *t);
 int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 			  uint32_t owner, struct return_ring *ret);
 
 /* One pass: returns the number of frames it moved. */
 uint32_t egress_task_poll(struct egress_task *t);
+
+/* When a queued frame becomes sendable (UINT64_MAX: nothing queued). */
+static inline uint64_t egress_task_next_event(const struct egress_task *t,
+					      uint64_t now_ns)
+{
+	return sched_backlog_packets(&t->sched)
+		       ? sched_next_event_ns(&t->sched, now_ns)
+		       : UINT64_MAX;
+}
+
+/* Census of a stopped task: frames held in the scheduler's queues. */
+void egress_task_census(struct egress_task *t, struct umem_census *c);
 
 #endif

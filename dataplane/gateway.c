@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "classify.h"
 #include "egress.h"
 #include "frame.h"
 #include "gateway.h"
@@ -42,6 +43,7 @@ struct gw_port {
 struct gateway {
 	struct gw_params p;
 	struct gw_port port[GW_PORTS];
+	struct classifier cls; /* shared read-only by the RX tasks */
 	struct umem_area umem;
 	struct xsk_umem_reg reg;
 	bool zerocopy;
@@ -235,13 +237,17 @@ static int setup_tasks(struct gateway *gw)
 		    return_ring_init(&gw->ret[u], per_part))
 			return -ENOMEM;
 		err = rx_task_init(&gw->rx[u], &gw->port[p].q[q], &gw->umem, u,
-				   &gw->ho[u], gw->p.batch, gw->max_frame);
+				   &gw->cls, &gw->ho[u], gw->p.batch,
+				   gw->max_frame);
 		if (err)
 			return err;
 		gw->rx[u].port = p;
 		rx_task_add_return(&gw->rx[u], &gw->ret[u]);
-		egress_task_init(&gw->eg[u], &gw->port[1 - p].q[q], &gw->umem,
-				 gw->p.batch);
+		err = egress_task_init(&gw->eg[u], &gw->port[1 - p].q[q],
+				       &gw->umem, gw->p.batch, &gw->p.qos,
+				       1 - p);
+		if (err)
+			return err;
 		err = egress_task_add_input(&gw->eg[u], &gw->ho[u], u,
 					    &gw->ret[u]);
 		if (err)
@@ -329,6 +335,13 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 		if (err)
 			goto fail;
 	}
+	err = classifier_build(&gw->cls, &p->qos);
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "invalid classification rules (rule %d)",
+			 gw->cls.err_rule);
+		goto fail;
+	}
 	err = umem_area_init(&gw->umem, p->umem_frames, p->frame_size,
 			     gw->n_units);
 	if (err) {
@@ -353,8 +366,14 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 		 p->queues > 1 ? "s" : "", gw->umem.n_frames,
 		 gw->umem.frame_size, gw->max_frame);
 	err = setup_tasks(gw);
-	if (!err)
-		err = setup_workers(gw);
+	if (err) {
+		snprintf(errbuf, errlen, "cannot set up the tasks: %s%s",
+			 strerror(-err),
+			 err == -EINVAL ? " (the class policy is invalid)"
+					: "");
+		goto fail;
+	}
+	err = setup_workers(gw);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot set up the workers: %s",
 			 strerror(-err));
@@ -412,6 +431,7 @@ static void take_census(struct gateway *gw, struct gw_census *out)
 		return;
 	for (uint32_t u = 0; u < gw->n_units; u++) {
 		rx_task_census(&gw->rx[u], &c);
+		egress_task_census(&gw->eg[u], &c);
 		handoff_ring_foreach(&gw->ho[u], census_handoff, &c);
 		return_ring_foreach(&gw->ret[u], census_return, &c);
 	}
@@ -453,6 +473,7 @@ void gateway_close(struct gateway *gw, struct gw_census *census)
 		worker_fini(&gw->w[i]);
 	for (uint32_t u = 0; gw->rx && u < gw->n_units; u++) {
 		rx_task_fini(&gw->rx[u]);
+		egress_task_fini(&gw->eg[u]);
 		handoff_ring_fini(&gw->ho[u]);
 		return_ring_fini(&gw->ret[u]);
 	}
@@ -482,6 +503,9 @@ void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s)
 			s->drop_handoff_full += ctr_read(&c->drop_handoff_full);
 			s->drop_invalid_desc += ctr_read(&c->drop_invalid_desc);
 			s->drop_multibuf += ctr_read(&c->drop_multibuf);
+			s->drop_malformed += ctr_read(&c->drop_malformed);
+			for (int r = 1; r < PKT_MALFORMED_MAX; r++)
+				s->malformed[r] += ctr_read(&c->malformed[r]);
 		} else {
 			const struct egress_counters *c = &gw->eg[u].ctr;
 
@@ -503,6 +527,35 @@ void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s)
 		s->xsk.rx_fill_ring_empty_descs += xs.rx_fill_ring_empty_descs;
 		s->xsk.tx_ring_empty_descs += xs.tx_ring_empty_descs;
 	}
+}
+
+int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
+			struct gw_class_stats *s)
+{
+	const struct sched_class_stats *c;
+	int found = -1;
+
+	memset(s, 0, sizeof(*s));
+	for (uint32_t u = 0; u < gw->n_units; u++) {
+		if ((int)unit_port(gw, u) == port)
+			continue; /* eg[u] transmits on the other port */
+		c = sched_class_stats(&gw->eg[u].sched, class_id);
+		if (!c)
+			continue;
+		found = 0;
+		s->enq_packets += ctr_read(&c->enq_packets);
+		s->enq_bytes += ctr_read(&c->enq_bytes);
+		s->sent_packets += ctr_read(&c->sent_packets);
+		s->sent_bytes += ctr_read(&c->sent_bytes);
+		for (int r = 0; r < SCHED_DROP_REASONS; r++)
+			s->drops[r] += ctr_read(&c->drops[r]);
+		s->ecn_marks += ctr_read(&c->ecn_marks);
+		s->depth_bytes += ctr_read(&c->depth_bytes);
+		s->depth_packets += ctr_read(&c->depth_packets);
+		for (int b = 0; b < SCHED_HIST_BUCKETS; b++)
+			s->sojourn[b] += ctr_read(&c->sojourn[b]);
+	}
+	return found;
 }
 
 void gateway_info(const struct gateway *gw, struct gw_info *info)

@@ -28,6 +28,9 @@
 #include <stdint.h>
 #include <linux/if_xdp.h>
 #include "../xdp/steer_abi.h"
+#include "pkt_parse.h"
+#include "qos.h"
+#include "tc_sched.h"
 
 #define GW_PORTS 2
 #define GW_MAX_QUEUES 64
@@ -44,12 +47,15 @@ struct gw_params {
 	uint32_t busy_us, batch;
 	uint32_t n_cpus; /* 0: every CPU the process may use */
 	uint32_t cpus[GW_MAX_CPUS];
+	struct qos_policy qos; /* classes, rules, port shapers */
 };
 
 struct gw_port_stats {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t tx_packets, tx_bytes;
 	uint64_t drop_handoff_full, drop_invalid_desc, drop_multibuf;
+	uint64_t drop_malformed; /* malformed and policy drop */
+	uint64_t malformed[PKT_MALFORMED_MAX]; /* by reason, whatever policy */
 	uint64_t tx_kicks, tx_kick_errors, foreign_frames;
 	uint64_t verdicts[STEER_V_MAX];
 	struct xdp_statistics xsk; /* summed over the port's sockets */
@@ -84,6 +90,17 @@ void gateway_stop(struct gateway *gw);
 void gateway_close(struct gateway *gw, struct gw_census *census);
 void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s);
 void gateway_info(const struct gateway *gw, struct gw_info *info);
+
+/* Counters of class `class_id` on egress port `port`, summed over queues
+ * (gauges summed too). Returns -1 if there is no such class. */
+struct gw_class_stats {
+	uint64_t enq_packets, enq_bytes, sent_packets, sent_bytes;
+	uint64_t drops[SCHED_DROP_REASONS];
+	uint64_t ecn_marks, depth_bytes, depth_packets;
+	uint64_t sojourn[SCHED_HIST_BUCKETS];
+};
+int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
+			struct gw_class_stats *s);
 const char *gateway_port_name(const struct gateway *gw, int port);
 
 #endif

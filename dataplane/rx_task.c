@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <linux/if_xdp.h>
 #include "rx_task.h"
+#include "tc_sched.h"
 
 #ifndef XDP_PKT_CONTD
 #define XDP_PKT_CONTD (1 << 0)
@@ -13,10 +14,12 @@
 
 int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
 		 const struct umem_area *umem, uint32_t part,
-		 struct handoff_ring *out, uint32_t batch, uint32_t max_len)
+		 const struct classifier *cls, struct handoff_ring *out,
+		 uint32_t batch, uint32_t max_len)
 {
 	t->xq = xq;
 	t->umem = umem;
+	t->cls = cls;
 	t->out = out;
 	t->n_ret = 0;
 	t->batch = MIN(batch, RX_MAX_BATCH);
@@ -70,12 +73,29 @@ static uint32_t take_returns(struct rx_task *t)
 	return total;
 }
 
+/* Parse and classify one frame: its frame_desc meta, or -1 to drop it. */
+static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
+				     uint32_t len)
+{
+	struct pkt_meta m;
+	int bad = pkt_parse(frame, len, &m);
+
+	if (likely(!bad))
+		return sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
+				       m.l3_off);
+	ctr_add(&t->ctr.malformed[bad], 1);
+	if (classifier_drops_malformed(t->cls))
+		return -1;
+	return sched_meta_pack(t->cls->default_class, 0, 0, 0);
+}
+
 uint32_t rx_task_poll(struct rx_task *t)
 {
 	struct frame_desc descs[RX_MAX_BATCH];
 	const struct xdp_desc *d;
 	uint32_t work, n, idx, i, k = 0, sent;
-	uint64_t bytes = 0, invalid = 0, multibuf = 0;
+	uint64_t bytes = 0, invalid = 0, multibuf = 0, malformed = 0;
+	int64_t meta;
 
 	work = take_returns(t);
 	work += rx_task_refill(t);
@@ -93,21 +113,26 @@ uint32_t rx_task_poll(struct rx_task *t)
 		if (unlikely(d->len > t->max_len ||
 			     d->addr + d->len > t->umem->size)) {
 			invalid++;
-			frame_pool_put(&t->pool,
-				       umem_frame_start(t->umem, d->addr));
-			continue;
+			goto drop;
 		}
 		if (unlikely(d->options & XDP_PKT_CONTD)) {
 			multibuf++;
-			frame_pool_put(&t->pool,
-				       umem_frame_start(t->umem, d->addr));
-			continue;
+			goto drop;
+		}
+		meta = classify_frame(t, (uint8_t *)t->umem->base + d->addr,
+				      d->len);
+		if (unlikely(meta < 0)) {
+			malformed++;
+			goto drop;
 		}
 		descs[k].addr = d->addr;
 		descs[k].len = d->len;
-		descs[k].meta = 0;
+		descs[k].meta = (uint32_t)meta;
 		bytes += d->len;
 		k++;
+		continue;
+	drop:
+		frame_pool_put(&t->pool, umem_frame_start(t->umem, d->addr));
 	}
 	xsk_ring_cons__release(&t->xq->rx, n);
 
@@ -123,6 +148,8 @@ uint32_t rx_task_poll(struct rx_task *t)
 		ctr_add(&t->ctr.drop_invalid_desc, invalid);
 	if (unlikely(multibuf))
 		ctr_add(&t->ctr.drop_multibuf, multibuf);
+	if (unlikely(malformed))
+		ctr_add(&t->ctr.drop_malformed, malformed);
 	return work + n;
 }
 

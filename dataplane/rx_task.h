@@ -10,15 +10,24 @@
  * and the consumer side of its return rings. Its counters have that thread
  * as their only writer.
  *
- * Losses: a frame that cannot be handed over (handoff ring full) or that the
- * kernel delivered malformed (longer than a frame, multi-buffer) goes back to
- * the pool and is counted by reason. Nothing else is ever dropped here.
+ * Each frame is parsed (pkt_parse, bounds-checked) and classified (first
+ * matching rule); the class, the ECN codepoint and where the IP header is
+ * travel with it in frame_desc.meta (tc_sched.h) to the egress scheduler.
+ * The classifier is shared read-only by every RX task.
+ *
+ * Losses: a frame that cannot be handed over (handoff ring full), that the
+ * kernel delivered malformed (longer than a frame, multi-buffer) or that the
+ * parser rejects while the policy says drop goes back to the pool and is
+ * counted by reason. Nothing else is ever dropped here. Malformed frames
+ * are counted by parser reason whatever the policy.
  */
 #ifndef XDPLANE_RX_TASK_H
 #define XDPLANE_RX_TASK_H
 
+#include "classify.h"
 #include "compiler.h"
 #include "frame.h"
+#include "pkt_parse.h"
 #include "umem.h"
 #include "xsk_queue.h"
 
@@ -27,16 +36,19 @@
 
 struct rx_counters {
 	ctr_t packets; /* descriptors received, whatever became of them */
-	ctr_t bytes; /* bytes of well-formed frames received */
+	ctr_t bytes; /* bytes of the frames accepted for hand-off */
 	ctr_t drop_handoff_full; /* egress not keeping up */
 	ctr_t drop_invalid_desc; /* kernel descriptor out of bounds */
 	ctr_t drop_multibuf; /* multi-buffer frame, not enabled */
+	ctr_t drop_malformed; /* malformed, and the policy says drop */
 	ctr_t fill_wakeups; /* recvfrom() to wake the driver for fill */
+	ctr_t malformed[PKT_MALFORMED_MAX]; /* by parser reason; [0] unused */
 } __cacheline_aligned;
 
 struct rx_task {
 	struct xsk_queue *xq;
 	const struct umem_area *umem;
+	const struct classifier *cls;
 	struct frame_pool pool;
 	struct handoff_ring *out;
 	struct return_ring *ret[RX_MAX_RETURN_RINGS];
@@ -49,7 +61,8 @@ struct rx_task {
 
 int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
 		 const struct umem_area *umem, uint32_t part,
-		 struct handoff_ring *out, uint32_t batch, uint32_t max_len);
+		 const struct classifier *cls, struct handoff_ring *out,
+		 uint32_t batch, uint32_t max_len);
 void rx_task_fini(struct rx_task *t);
 int rx_task_add_return(struct rx_task *t, struct return_ring *r);
 

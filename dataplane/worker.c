@@ -69,11 +69,29 @@ static bool tx_pending(const struct worker *w)
 	return false;
 }
 
-static void sleep_until_work(struct worker *w)
+/* How long the worker may sleep: until a shaped frame becomes sendable,
+ * 1 ms while transmissions await completion, else 1 s (the eventfd and
+ * the sockets wake it earlier). */
+static uint64_t sleep_budget_ns(const struct worker *w, uint64_t now)
+{
+	uint64_t budget = tx_pending(w) ? 1000000 : 1000000000, next;
+
+	for (uint32_t i = 0; i < w->n_eg; i++) {
+		next = egress_task_next_event(w->eg[i], now);
+		if (next != UINT64_MAX)
+			budget = MIN(budget, next > now ? next - now : 0);
+	}
+	return budget;
+}
+
+static void sleep_until_work(struct worker *w, uint64_t now)
 {
 	uint32_t n = w->n_rx;
-	uint64_t v;
+	uint64_t v, ns = sleep_budget_ns(w, now);
+	struct timespec ts = {ns / 1000000000ull, ns % 1000000000ull};
 
+	if (!ns)
+		return;
 	for (uint32_t i = 0; i < n; i++) {
 		w->pfds[i].fd = w->rx[i]->xq->fd;
 		w->pfds[i].events = POLLIN;
@@ -81,7 +99,7 @@ static void sleep_until_work(struct worker *w)
 	w->pfds[n].fd = w->wake_fd;
 	w->pfds[n].events = POLLIN;
 	ctr_add(&w->ctr.sleeps, 1);
-	if (poll(w->pfds, n + 1, tx_pending(w) ? 1 : 1000) > 0 &&
+	if (ppoll(w->pfds, n + 1, &ts, NULL) > 0 &&
 	    (w->pfds[n].revents & POLLIN))
 		(void)!read(w->wake_fd, &v, sizeof(v));
 }
@@ -104,7 +122,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t busy_ns = (uint64_t)w->busy_us * 1000, idle_since = 0;
-	uint64_t passes = 0;
+	uint64_t passes = 0, now;
 
 	while (atomic_load_explicit(&w->state, memory_order_acquire) ==
 	       WORKER_RUN) {
@@ -117,13 +135,14 @@ static void *worker_main(void *arg)
 			idle_since = now_ns();
 			continue;
 		}
-		if (now_ns() - idle_since < busy_ns) {
+		now = now_ns();
+		if (now - idle_since < busy_ns) {
 			cpu_relax();
 			continue;
 		}
 		ctr_add(&w->ctr.passes, passes);
 		passes = 0;
-		sleep_until_work(w);
+		sleep_until_work(w, now);
 		idle_since = 0;
 	}
 	ctr_add(&w->ctr.passes, passes);

@@ -10,8 +10,9 @@
  * spinning for busy_us; after that it sleeps in poll() on its RX sockets
  * and its wake eventfd, so an idle gateway costs almost no CPU. (Spinning on
  * the core that also runs the kernel's receive work starves it, so the
- * default spin is short.) While an egress task waits for TX completions the
- * sleep is bounded to 1 ms.
+ * default spin is short.) The sleep ends early, with nanosecond precision
+ * (ppoll), when a frame held by a shaper becomes sendable; while an egress
+ * task waits for TX completions it is bounded to 1 ms.
  *
  * Invariant: the two ends of a handoff ring and of a return ring run on the
  * same worker (the gateway's placement guarantees it), so no cross-thread

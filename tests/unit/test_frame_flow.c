@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "egress.h"
@@ -106,6 +107,8 @@ static uint32_t kernel_tx(struct fake_socket *s, uint32_t *lens, uint32_t max)
 }
 
 struct flow {
+	struct qos_policy pol;
+	struct classifier cls;
 	struct umem_area umem;
 	struct fake_socket a, b;
 	struct handoff_ring ho;
@@ -116,7 +119,11 @@ struct flow {
 
 static int setup(void **state)
 {
-	struct flow *f = calloc(1, sizeof(*f));
+	struct flow *f = NULL;
+
+	/* The tasks hold cache-line aligned counters. */
+	assert_int_equal(posix_memalign((void **)&f, 64, sizeof(*f)), 0);
+	memset(f, 0, sizeof(*f));
 
 	/* 2 partitions of 512 frames; this test uses partition 0 (A's). */
 	assert_int_equal(umem_area_init(&f->umem, 1024, 2048, 2), 0);
@@ -124,11 +131,19 @@ static int setup(void **state)
 	fake_socket_init(&f->b, 0);
 	assert_int_equal(handoff_ring_init(&f->ho, 64), 0);
 	assert_int_equal(return_ring_init(&f->ret, 512), 0);
-	assert_int_equal(rx_task_init(&f->rx, &f->a.q, &f->umem, 0, &f->ho, 32,
-				      2048 - HEADROOM),
+	/* One FIFO class, port unshaped: frames leave as they come. */
+	f->pol.n_classes = 1;
+	snprintf(f->pol.classes[0].name, QOS_NAME_MAX, "default");
+	f->pol.classes[0].quantum = 9000;
+	f->pol.classes[0].limit_packets = 1024;
+	f->pol.classes[0].limit_bytes = 1 << 22;
+	assert_int_equal(classifier_build(&f->cls, &f->pol), 0);
+	assert_int_equal(rx_task_init(&f->rx, &f->a.q, &f->umem, 0, &f->cls,
+				      &f->ho, 32, 2048 - HEADROOM),
 			 0);
 	rx_task_add_return(&f->rx, &f->ret);
-	egress_task_init(&f->eg, &f->b.q, &f->umem, 32);
+	assert_int_equal(
+		egress_task_init(&f->eg, &f->b.q, &f->umem, 32, &f->pol, 1), 0);
 	f->eg.copy_mode = false; /* no kicks: the fake kernel needs none */
 	assert_int_equal(egress_task_add_input(&f->eg, &f->ho, 0, &f->ret), 0);
 	*state = f;
@@ -140,6 +155,7 @@ static int teardown(void **state)
 	struct flow *f = *state;
 
 	rx_task_fini(&f->rx);
+	egress_task_fini(&f->eg);
 	handoff_ring_fini(&f->ho);
 	return_ring_fini(&f->ret);
 	umem_area_fini(&f->umem);
@@ -167,6 +183,7 @@ static uint64_t census(struct flow *f, uint64_t *doubles)
 
 	assert_int_equal(umem_census_init(&c, &f->umem), 0);
 	rx_task_census(&f->rx, &c);
+	egress_task_census(&f->eg, &c);
 	handoff_ring_foreach(&f->ho, census_handoff, &c);
 	return_ring_foreach(&f->ret, census_ret, &c);
 	xsk_queue_census(&f->a.q, &c);

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * tc_sched.c - see tc_sched.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tc_sched.h"
+
+#define SCHED_SEED 0x7864706c616e6573ull /* "xdplanes" */
+
+static uint32_t pow2_ceil(uint32_t v)
+{
+	return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
+}
+
+/* A rate given as bits/s, or as parts of QOS_PROB_ONE of the port rate.
+ * Returns 0 and *rate = 0 for "none". */
+static int class_rate(uint64_t bps, uint32_t share, uint64_t port_bps,
+		      uint64_t *rate)
+{
+	*rate = 0;
+	if (bps) {
+		*rate = bps;
+		return 0;
+	}
+	if (!share)
+		return 0;
+	if (share > QOS_PROB_ONE)
+		return -EINVAL;
+	if (!port_bps)
+		return 0; /* a share of an unshaped port: no limit there */
+	__extension__ typedef unsigned __int128 u128;
+	*rate = (uint64_t)(((u128)port_bps * share) >> 16);
+	return *rate ? 0 : -EINVAL;
+}
+
+static int check_class(const struct qos_class *c)
+{
+	if (!c->quantum || c->quantum > SCHED_MAX_QUANTUM ||
+	    !c->limit_packets || c->limit_packets > SCHED_MAX_QUEUE_PACKETS ||
+	    !c->limit_bytes)
+		return -EINVAL;
+	return 0;
+}
+
+void sched_seed(struct sched *s, uint64_t seed)
+{
+	ecn_rng_seed(&s->rng, seed);
+}
+
+int sched_init(struct sched *s, const struct qos_policy *pol, int port,
+	       uint64_t now_ns)
+{
+	const struct qos_port *pp;
+	uint8_t order[QOS_MAX_CLASSES];
+	size_t total = 0, off = 0;
+	uint32_t n, i, j;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if (port < 0 || port > 1 || !pol->n_classes ||
+	    pol->n_classes > QOS_MAX_CLASSES)
+		return -EINVAL;
+	pp = &pol->port[port];
+	if (pp->overhead > SCHED_MAX_OVERHEAD)
+		return -EINVAL;
+	n = pol->n_classes;
+	s->n_slots = n;
+	s->overhead = pp->overhead;
+	if (pp->rate_bps) {
+		err = tb_init(&s->port, pp->rate_bps, pp->burst, now_ns);
+		if (err)
+			return err;
+		s->port_shaped = true;
+	}
+
+	/* slots: class ids stable-sorted by level */
+	for (i = 0; i < n; i++) {
+		err = check_class(&pol->classes[i]);
+		if (err)
+			return err;
+		for (j = i; j > 0 && pol->classes[order[j - 1]].level >
+					     pol->classes[i].level;
+		     j--)
+			order[j] = order[j - 1];
+		order[j] = (uint8_t)i;
+	}
+	memset(s->slot_of, 0xff, sizeof(s->slot_of));
+	for (i = 0; i < n; i++) {
+		const struct qos_class *qc = &pol->classes[order[i]];
+		struct sched_class *c = &s->cl[i];
+		uint64_t ceil, min;
+
+		if (i && qc->level != pol->classes[order[i - 1]].level)
+			s->n_levels++;
+		c->level = s->n_levels;
+		s->slot_level[i] = c->level;
+		s->level_mask[c->level] |= 1u << i;
+		c->id = order[i];
+		s->slot_of[c->id] = (uint8_t)i;
+		c->quantum = qc->quantum;
+		c->limit_packets = qc->limit_packets;
+		c->limit_bytes = qc->limit_bytes;
+		c->mask = pow2_ceil(qc->limit_packets) - 1;
+		total += (size_t)c->mask + 1;
+
+		err = class_rate(qc->ceil_bps, qc->ceil_share, pp->rate_bps,
+				 &ceil);
+		if (!err && ceil) {
+			err = tb_init(&c->ceil, ceil, qc->ceil_burst, now_ns);
+			s->ceil_mask |= 1u << i;
+		}
+		if (!err)
+			err = class_rate(qc->min_bps, qc->min_share,
+					 pp->rate_bps, &min);
+		if (!err && min) {
+			err = tb_init(&c->min, min, qc->min_burst, now_ns);
+			s->min_mask |= 1u << i;
+		}
+		if (!err && qc->ecn.enabled) {
+			err = ecn_red_init(&c->red, &qc->ecn);
+			c->ecn = true;
+			c->nonect_drop = qc->ecn.nonect == QOS_NONECT_DROP;
+		}
+		if (err)
+			return err;
+	}
+	s->n_levels++;
+	/* the DRR turn starts "before" the first slot of each level */
+	for (i = 0; i < s->n_levels; i++)
+		s->drr_pos[i] = (uint8_t)(31 - __builtin_clz(s->level_mask[i]));
+
+	s->mem = malloc(total * sizeof(*s->mem));
+	if (!s->mem)
+		return -ENOMEM;
+	memset(s->mem, 0, total * sizeof(*s->mem)); /* fault the pages in now */
+	for (i = 0; i < n; i++) {
+		s->cl[i].ring = s->mem + off;
+		off += (size_t)s->cl[i].mask + 1;
+	}
+	sched_seed(s, SCHED_SEED ^ (uint64_t)port);
+	return 0;
+}
+
+void sched_fini(struct sched *s)
+{
+	free(s->mem);
+	s->mem = NULL;
+	s->active = 0;
+	s->backlog = 0;
+}
+
+int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
+		  uint64_t now_ns)
+{
+	unsigned int slot = s->slot_of[sched_meta_class(d->meta)];
+	struct sched_class_stats *st;
+	struct sched_class *c;
+	struct sched_entry *e;
+	uint32_t meta = d->meta;
+	uint64_t qbytes;
+	int r;
+
+	if (unlikely(slot >= s->n_slots)) {
+		ctr_add(&s->bad_class, 1);
+		return SCHED_DROP_INVALID;
+	}
+	c = &s->cl[slot];
+	st = &s->st[slot];
+	qbytes = st->depth_bytes;
+	if (unlikely(d->len > SCHED_MAX_FRAME_LEN)) {
+		r = SCHED_DROP_INVALID;
+		goto drop;
+	}
+	if (c->tail - c->head >= c->limit_packets) {
+		r = SCHED_DROP_QUEUE_PACKETS;
+		goto drop;
+	}
+	if (qbytes + d->len > c->limit_bytes) {
+		r = SCHED_DROP_QUEUE_BYTES;
+		goto drop;
+	}
+	if (c->ecn && ecn_red_choose(&c->red, qbytes, &s->rng)) {
+		unsigned int ecn = sched_meta_ecn(meta);
+
+		/* ECT: mark CE; if the header cannot be marked, it is
+		 * handled as Not-ECT. CE stays CE. */
+		if ((ecn == ECN_ECT0 || ecn == ECN_ECT1) &&
+		    ecn_mark_ce(frame, d->len, sched_meta_l3(meta),
+				sched_meta_l3off(meta)) == ECN_MARKED) {
+			meta = sched_meta_set_ecn(meta, ECN_CE);
+			ctr_add(&st->ecn_marks, 1);
+		} else if (ecn != ECN_CE && c->nonect_drop) {
+			r = SCHED_DROP_ECN_NONECT;
+			goto drop;
+		}
+	}
+	e = &c->ring[c->tail & c->mask];
+	e->d.addr = d->addr;
+	e->d.len = d->len;
+	e->d.meta = meta;
+	e->t_enq = now_ns;
+	c->tail++;
+	s->active |= 1u << slot;
+	s->backlog++;
+	ctr_add(&st->enq_packets, 1);
+	ctr_add(&st->enq_bytes, d->len);
+	ctr_add(&st->depth_packets, 1);
+	ctr_add(&st->depth_bytes, d->len);
+	return SCHED_QUEUED;
+drop:
+	ctr_add(&st->drops[r], 1);
+	return r;
+}
+
+/* Next set bit of m after bit `pos`, wrapping; m != 0. */
+static inline unsigned int next_slot(uint32_t m, unsigned int pos)
+{
+	uint32_t after = m & ~((2u << pos) - 1);
+
+	return (unsigned int)__builtin_ctz(after ? after : m);
+}
+
+static inline uint32_t head_cost(const struct sched *s,
+				 const struct sched_class *c)
+{
+	return c->ring[c->head & c->mask].d.len + s->overhead;
+}
+
+uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
+		       uint64_t now_ns)
+{
+	uint32_t act = s->active, blocked = 0, min_ok = 0, m, n = 0;
+
+	if (!act)
+		return 0;
+	/* Refill once per call: within a call now_ns does not move, so a
+	 * bucket that goes into debt stays there until the next call. */
+	if (s->port_shaped)
+		tb_refill(&s->port, now_ns);
+	for (m = act & (s->ceil_mask | s->min_mask); m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+		struct sched_class *c = &s->cl[i];
+
+		if (s->ceil_mask & (1u << i)) {
+			tb_refill(&c->ceil, now_ns);
+			if (!tb_conforms(&c->ceil))
+				blocked |= 1u << i;
+		}
+		if (s->min_mask & (1u << i)) {
+			tb_refill(&c->min, now_ns);
+			if (tb_conforms(&c->min))
+				min_ok |= 1u << i;
+		}
+	}
+
+	while (n < max) {
+		uint32_t elig = act & ~blocked, cost, bit;
+		struct sched_class_stats *st;
+		struct sched_class *c;
+		struct sched_entry *e;
+		unsigned int i;
+		uint64_t soj;
+
+		if (!elig || (s->port_shaped && !tb_conforms(&s->port)))
+			break;
+		if (elig & min_ok) {
+			/* guaranteed minimum, level order */
+			i = (unsigned int)__builtin_ctz(elig & min_ok);
+			c = &s->cl[i];
+			cost = head_cost(s, c);
+			tb_charge(&c->min, cost);
+			if (!tb_conforms(&c->min))
+				min_ok &= ~(1u << i);
+		} else {
+			/* strict priority: the level of the first eligible
+			 * slot; DRR among its eligible slots */
+			unsigned int lv = s->slot_level[__builtin_ctz(elig)];
+
+			elig &= s->level_mask[lv];
+			i = s->drr_pos[lv];
+			c = &s->cl[i];
+			cost = (elig & (1u << i)) ? head_cost(s, c)
+						  : UINT32_MAX;
+			if (c->deficit < cost) {
+				/* the turn moves on; a class gets a quantum
+				 * only if what it has left cannot pay for its
+				 * head (so an interrupted turn is resumed,
+				 * and deficit < quantum + one frame) */
+				do {
+					i = next_slot(elig, i);
+					c = &s->cl[i];
+					cost = head_cost(s, c);
+					if (c->deficit < cost)
+						c->deficit += c->quantum;
+				} while (c->deficit < cost);
+				s->drr_pos[lv] = (uint8_t)i;
+			}
+			c->deficit -= cost;
+		}
+
+		bit = 1u << i;
+		st = &s->st[i];
+		e = &c->ring[c->head & c->mask];
+		out[n++] = e->d;
+		soj = now_ns > e->t_enq ? now_ns - e->t_enq : 0;
+		c->head++;
+		if (s->ceil_mask & bit) {
+			tb_charge(&c->ceil, cost);
+			if (!tb_conforms(&c->ceil))
+				blocked |= bit;
+		}
+		if (s->port_shaped)
+			tb_charge(&s->port, cost);
+		if (c->head == c->tail) {
+			act &= ~bit;
+			c->deficit = 0;
+		}
+		ctr_add(&st->sent_packets, 1);
+		ctr_add(&st->sent_bytes, e->d.len);
+		ctr_add(&st->depth_packets, (uint64_t)-1);
+		ctr_add(&st->depth_bytes, -(uint64_t)e->d.len);
+		ctr_add(&st->sojourn[sched_sojourn_bucket(soj)], 1);
+	}
+	s->active = act;
+	s->backlog -= n;
+	return n;
+}
+
+uint64_t sched_next_event_ns(const struct sched *s, uint64_t now_ns)
+{
+	uint64_t t = UINT64_MAX, p;
+	uint32_t m;
+
+	if (!s->active)
+		return UINT64_MAX;
+	for (m = s->active; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+		uint64_t ti = now_ns;
+
+		if (s->ceil_mask & (1u << i))
+			ti = tb_ready_ns(&s->cl[i].ceil, now_ns);
+		t = MIN(t, ti);
+	}
+	if (s->port_shaped) {
+		p = tb_ready_ns(&s->port, now_ns);
+		t = MAX(t, p);
+	}
+	return t;
+}
+
+void sched_foreach(struct sched *s,
+		   void (*fn)(const struct frame_desc *, void *), void *arg)
+{
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		const struct sched_class *c = &s->cl[i];
+
+		for (uint32_t k = c->head; k != c->tail; k++)
+			fn(&c->ring[k & c->mask].d, arg);
+	}
+}
+
+const struct sched_class_stats *sched_class_stats(const struct sched *s,
+						  unsigned int class_id)
+{
+	if (class_id >= 16 || s->slot_of[class_id] >= s->n_slots)
+		return NULL;
+	return &s->st[s->slot_of[class_id]];
+}

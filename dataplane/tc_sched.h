@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tc_sched.h - the egress scheduler of one port: per-class FIFOs, strict
+ * priority between levels, DWRR within a level, per-class ceilings and
+ * guaranteed minimums, a port shaper, RED/ECN marking, and per-class
+ * counters with a sojourn-time histogram. A pure module: no I/O, no clock
+ * (every call gets now_ns, read once per burst by the caller), no
+ * allocation after sched_init().
+ *
+ * Ownership: one scheduler per egress port, owned by exactly one thread (the
+ * egress task's worker) from sched_init() to sched_fini(). Only that thread
+ * calls sched_* and only it writes the scheduler's state and counters. Other
+ * threads may read the counters (struct sched_class_stats, sched->bad_class)
+ * with ctr_read(), at any time. The queued frames are owned by the
+ * scheduler: sched_enqueue() takes a frame when it returns 0 (on a drop the
+ * caller keeps it); sched_dequeue() hands frames back. Before sched_fini(),
+ * the owner empties the scheduler (dequeue, or sched_foreach() for the
+ * census) or the queued frames are lost to the frame accounting.
+ *
+ * Scheduling order, frame by frame:
+ *  0. The port shaper (qos_port.rate_bps/burst; rate 0: unshaped) gates
+ *     everything: nothing leaves while its bucket is in debt.
+ *  1. Guaranteed minimum (min_bps or min_share * port rate, burst
+ *     min_burst): a backlogged class whose min bucket conforms is served
+ *     first, highest level first. Only frames sent in this phase are
+ *     charged to the min bucket (as HTB's "rate"): a class gets its minimum
+ *     plus its share of what is left.
+ *  2. Strict priority: the lowest-numbered level that has an eligible
+ *     backlogged class is served; within it, deficit round robin
+ *     (Shreedhar-Varghese) with each class's quantum, the deficit reset to 0
+ *     when a class empties.
+ * Ceiling (ceil_bps or ceil_share * port rate, burst ceil_burst): a class
+ * whose ceiling bucket is in debt is skipped in both phases (its frames
+ * wait, they are not dropped), which is what stops a strict class from
+ * starving the others. A minimum above the ceiling is cut by the ceiling.
+ * The work-conserving order is therefore: min phase, then strict/DWRR among
+ * classes under their ceilings.
+ *
+ * Accounting units: every frame is charged len + qos_port.overhead bytes to
+ * the port shaper, the ceiling and min buckets and the DWRR deficit. Queue
+ * limits, RED depths, the depth gauges and the byte counters use the frame
+ * length alone.
+ *
+ * Token buckets: see tbucket.h (fixed point, start full, saturate at the
+ * burst, at most one frame of debt). Size each burst >= rate * longest gap
+ * between two sched_dequeue() calls + one frame, or the rate is not reached.
+ *
+ * Queues and drops: tail drop when a frame would make the queue exceed
+ * limit_packets or limit_bytes (packets checked first). Then, for classes
+ * with ecn.enabled, RED on the queue's bytes before the arriving frame
+ * (what the frame will wait behind): a chosen frame that is ECT(0)/ECT(1)
+ * is marked CE (and its meta updated), a CE frame stays CE, a Not-ECT frame
+ * is dropped (QOS_NONECT_DROP) or queued unmarked (QOS_NONECT_PASS). A frame
+ * whose meta says ECT but whose header cannot be marked (truncated, no IP)
+ * is treated as Not-ECT. The ECT/CE/Not-ECT decision uses the codepoint in
+ * the meta; ecn_mark_ce() re-checks the header before writing.
+ *
+ * Sojourn histogram: bucket 0 is [0, 1 us), bucket k (1..30) is
+ * [2^(k-1), 2^k) us, bucket 31 is [2^30 us, inf) (decimal microseconds).
+ *
+ * RED randomness: xorshift64*, seeded at init from the port index (same
+ * sequence every run); sched_seed() reseeds.
+ *
+ * Invariants (between calls): bit i of `active` is set iff slot i's queue
+ * is non-empty; `backlog` is the sum of the queue lengths; a class's
+ * depth gauges equal its queue's contents; deficit is 0 for an empty class
+ * and < quantum + one frame otherwise; each bucket's tokens lie in
+ * [-one frame, burst].
+ *
+ * The file is tc_sched.h, not sched.h: this directory is on the include
+ * path, and <sched.h> (included by <pthread.h>) must stay the system's.
+ */
+#ifndef XDPLANE_TC_SCHED_H
+#define XDPLANE_TC_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "compiler.h"
+#include "ecn.h"
+#include "frame.h"
+#include "qos.h"
+#include "tbucket.h"
+
+#define SCHED_HIST_BUCKETS 32
+#define SCHED_MAX_QUEUE_PACKETS (1u << 20) /* limit_packets, per class */
+#define SCHED_MAX_FRAME_LEN (1u << 20) /* longer: dropped as invalid */
+#define SCHED_MAX_OVERHEAD (1u << 16)
+#define SCHED_MAX_QUANTUM (1u << 24) /* bytes */
+
+/*
+ * frame_desc.meta, packed by the RX task from its parse:
+ *   bits 0-3   class id (index into qos_policy.classes)
+ *   bits 4-5   ECN codepoint of the frame (enum ecn_codepoint)
+ *   bits 6-7   L3 kind (enum ecn_l3: 0 none, 1 IPv4, 2 IPv6)
+ *   bits 8-15  offset of the L3 header from the frame start, bytes
+ *   bits 16-31 reserved, 0
+ */
+#define SCHED_META_CLASS_SHIFT 0
+#define SCHED_META_ECN_SHIFT 4
+#define SCHED_META_L3_SHIFT 6
+#define SCHED_META_L3OFF_SHIFT 8
+
+static inline uint32_t sched_meta_pack(unsigned int class_id, unsigned int ecn,
+				       unsigned int l3, unsigned int l3off)
+{
+	return (class_id & 0xfu) << SCHED_META_CLASS_SHIFT |
+	       (ecn & 3u) << SCHED_META_ECN_SHIFT |
+	       (l3 & 3u) << SCHED_META_L3_SHIFT |
+	       (l3off & 0xffu) << SCHED_META_L3OFF_SHIFT;
+}
+
+static inline unsigned int sched_meta_class(uint32_t meta)
+{
+	return (meta >> SCHED_META_CLASS_SHIFT) & 0xfu;
+}
+
+static inline unsigned int sched_meta_ecn(uint32_t meta)
+{
+	return (meta >> SCHED_META_ECN_SHIFT) & 3u;
+}
+
+static inline unsigned int sched_meta_l3(uint32_t meta)
+{
+	return (meta >> SCHED_META_L3_SHIFT) & 3u;
+}
+
+static inline unsigned int sched_meta_l3off(uint32_t meta)
+{
+	return (meta >> SCHED_META_L3OFF_SHIFT) & 0xffu;
+}
+
+static inline uint32_t sched_meta_set_ecn(uint32_t meta, unsigned int ecn)
+{
+	return (meta & ~(3u << SCHED_META_ECN_SHIFT)) |
+	       (ecn & 3u) << SCHED_META_ECN_SHIFT;
+}
+
+/* sched_enqueue() results: 0 queued, > 0 dropped (the caller keeps the
+ * frame). Also the index of sched_class_stats.drops[]. */
+enum sched_drop {
+	SCHED_QUEUED = 0,
+	SCHED_DROP_QUEUE_BYTES = 1, /* limit_bytes */
+	SCHED_DROP_QUEUE_PACKETS = 2, /* limit_packets */
+	SCHED_DROP_ECN_NONECT = 3, /* RED chose a Not-ECT frame, nonect DROP */
+	SCHED_DROP_INVALID = 4, /* class id out of range, or frame too long */
+	SCHED_DROP_REASONS
+};
+
+/* Sojourn bucket of a queueing time (see the header comment). */
+static inline unsigned int sched_sojourn_bucket(uint64_t ns)
+{
+	uint64_t v = ns >> 10;
+	unsigned int k = v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
+
+	/* k = bit length of ns / 1024; the decimal-us bucket is k or k + 1
+	 * (1000 << k <= ns) -- 1000 << 54 still fits in 64 bits */
+	k += ns >= (1000ull << k);
+	return k < SCHED_HIST_BUCKETS ? k : SCHED_HIST_BUCKETS - 1;
+}
+
+/* Counters of one class. Writer: the owner thread; readers: ctr_read(). */
+struct sched_class_stats {
+	ctr_t enq_packets;
+	ctr_t enq_bytes;
+	ctr_t sent_packets;
+	ctr_t sent_bytes;
+	ctr_t drops[SCHED_DROP_REASONS]; /* by enum sched_drop; [0] unused */
+	ctr_t ecn_marks; /* frames this scheduler turned ECT -> CE */
+	ctr_t depth_bytes; /* gauge */
+	ctr_t depth_packets; /* gauge */
+	ctr_t sojourn[SCHED_HIST_BUCKETS]; /* packets by queueing time */
+} __cacheline_aligned;
+
+struct sched_entry {
+	struct frame_desc d;
+	uint64_t t_enq;
+};
+
+/* Per-class state the hot path touches (internal). */
+struct sched_class {
+	struct sched_entry *ring;
+	uint32_t mask; /* ring size - 1 */
+	uint32_t head, tail; /* free running */
+	uint32_t limit_packets;
+	uint32_t limit_bytes;
+	uint32_t quantum;
+	uint32_t deficit; /* < quantum + largest charge */
+	uint8_t id; /* policy class id */
+	uint8_t level; /* dense level index, 0 first */
+	bool ecn;
+	bool nonect_drop;
+	struct ecn_red red;
+	struct tbucket ceil;
+	struct tbucket min;
+} __cacheline_aligned;
+
+struct sched {
+	/* slots are the classes sorted by (level, class id): bit i of the
+	 * masks is slot i, and the lowest set bit is the highest priority */
+	uint32_t active; /* backlogged slots */
+	uint32_t ceil_mask; /* slots with a ceiling */
+	uint32_t min_mask; /* slots with a guaranteed minimum */
+	uint32_t n_slots;
+	uint32_t overhead;
+	uint32_t backlog; /* packets queued, all classes */
+	bool port_shaped;
+	uint8_t n_levels;
+	uint8_t slot_of[16]; /* class id -> slot, 0xff: none */
+	uint8_t slot_level[QOS_MAX_CLASSES]; /* dense level index of a slot */
+	uint8_t drr_pos[QOS_MAX_CLASSES]; /* per level: slot holding the turn */
+	uint32_t level_mask[QOS_MAX_CLASSES]; /* per level: its slots */
+	uint64_t rng;
+	struct tbucket port;
+	struct sched_entry *mem;
+	ctr_t bad_class; /* frames with a class id the policy lacks */
+	struct sched_class cl[QOS_MAX_CLASSES];
+	struct sched_class_stats st[QOS_MAX_CLASSES];
+};
+
+/* Build the scheduler of port `port` (0 or 1) of a pair from the policy; the
+ * policy is not referenced afterwards. Returns 0, -EINVAL (a class with
+ * quantum 0 or above SCHED_MAX_QUANTUM, limit_packets 0 or above SCHED_MAX_QUEUE_PACKETS, limit_bytes
+ * 0, a share above 100 %, a rate above TB_MAX_RATE, bad ECN
+ * thresholds, n_classes 0 or above QOS_MAX_CLASSES) or -ENOMEM. */
+int sched_init(struct sched *s, const struct qos_policy *pol, int port,
+	       uint64_t now_ns);
+void sched_fini(struct sched *s);
+void sched_seed(struct sched *s, uint64_t seed);
+
+/* Queue a frame: d->meta packed as above, frame = its first byte (may be
+ * written: CE marking). Returns 0 if queued (possibly CE-marked), or an
+ * enum sched_drop > 0 and the caller still owns the frame. */
+int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
+		  uint64_t now_ns);
+
+/* Dequeue up to max frames allowed at now_ns by the classes and the
+ * shaper, in scheduling order. */
+uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
+		       uint64_t now_ns);
+
+/* Earliest time >= now_ns at which a queued frame becomes sendable (for the
+ * worker's sleep); UINT64_MAX when empty. Off the per-packet path (divides). */
+uint64_t sched_next_event_ns(const struct sched *s, uint64_t now_ns);
+
+static inline uint32_t sched_backlog_packets(const struct sched *s)
+{
+	return s->backlog;
+}
+
+/* Call fn on every queued frame, per class in FIFO order (census). */
+void sched_foreach(struct sched *s,
+		   void (*fn)(const struct frame_desc *, void *), void *arg);
+
+/* Counters of a policy class id; NULL if the policy has no such class. */
+const struct sched_class_stats *sched_class_stats(const struct sched *s,
+						  unsigned int class_id);
+
+#endif
