@@ -52,7 +52,8 @@
 	};                                                                     \
                                                                                \
 	/* size: a power of two. Returns 0, or -1 (ENOMEM/EINVAL). */          \
-	static inline int name##_init(struct name *r, uint32_t size)           \
+	static inline __attribute__((unused)) int name##_init(struct name *r,  \
+							      uint32_t size)   \
 	{                                                                      \
 		void *mem = NULL;                                              \
 		if (!is_pow2(size) ||                                          \
@@ -69,15 +70,15 @@
 		return 0;                                                      \
 	}                                                                      \
                                                                                \
-	static inline void name##_fini(struct name *r)                         \
+	static inline __attribute__((unused)) void name##_fini(struct name *r) \
 	{                                                                      \
 		free(r->geo.slots);                                            \
 		r->geo.slots = NULL;                                           \
 	}                                                                      \
                                                                                \
 	/* Producer: enqueue up to n; returns how many were taken. */          \
-	static inline uint32_t name##_enqueue(struct name *r,                  \
-					      const type *items, uint32_t n)   \
+	static inline __attribute__((unused))                                  \
+	uint32_t name##_enqueue(struct name *r, const type *items, uint32_t n) \
 	{                                                                      \
 		uint32_t head = atomic_load_explicit(&r->prod.head,            \
 						     memory_order_relaxed);    \
@@ -97,8 +98,8 @@
 	}                                                                      \
                                                                                \
 	/* Consumer: dequeue up to n; returns how many were taken. */          \
-	static inline uint32_t name##_dequeue(struct name *r, type *items,     \
-					      uint32_t n)                      \
+	static inline __attribute__((unused))                                  \
+	uint32_t name##_dequeue(struct name *r, type *items, uint32_t n)       \
 	{                                                                      \
 		uint32_t tail = atomic_load_explicit(&r->cons.tail,            \
 						     memory_order_relaxed);    \
@@ -118,7 +119,8 @@
 	}                                                                      \
                                                                                \
 	/* Anyone: occupancy snapshot. */                                      \
-	static inline uint32_t name##_count(struct name *r)                    \
+	static inline __attribute__((unused))                                  \
+	uint32_t name##_count(struct name *r)                                  \
 	{                                                                      \
 		uint32_t t = atomic_load_explicit(&r->cons.tail,               \
 						  memory_order_acquire);       \
@@ -128,7 +130,7 @@
 	}                                                                      \
                                                                                \
 	/* Quiescent ring only (no thread using it): visit every element. */   \
-	static inline void name##_foreach(                                     \
+	static inline __attribute__((unused)) void name##_foreach(             \
 		struct name *r, void (*fn)(const type *, void *), void *arg)   \
 	{                                                                      \
 		uint32_t t = atomic_load_explicit(&r->cons.tail,               \

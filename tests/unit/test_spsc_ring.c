@@ -70,7 +70,8 @@ static void test_index_wraparound(void **state)
 	u64_ring_fini(&r);
 }
 
-#define STRESS_ITEMS 20000000ull
+/* 100 million by default; XDPLANE_STRESS_ITEMS overrides. */
+static uint64_t stress_items = 100000000ull;
 
 struct stress {
 	struct u64_ring r;
@@ -83,11 +84,11 @@ static void *producer(void *arg)
 	uint64_t next = 1, buf[32];
 	uint32_t burst = 1;
 
-	while (next <= STRESS_ITEMS) {
+	while (next <= stress_items) {
 		uint32_t n = burst, k;
 
-		if (next + n - 1 > STRESS_ITEMS)
-			n = STRESS_ITEMS - next + 1;
+		if (next + n - 1 > stress_items)
+			n = stress_items - next + 1;
 		for (k = 0; k < n; k++)
 			buf[k] = next + k;
 		k = u64_ring_enqueue(&s->r, buf, n);
@@ -104,7 +105,7 @@ static void *consumer(void *arg)
 	struct stress *s = arg;
 	uint64_t buf[32], expect = 1;
 
-	while (s->n_out < STRESS_ITEMS) {
+	while (s->n_out < stress_items) {
 		uint32_t n = u64_ring_dequeue(&s->r, buf, 1 + s->n_out % 32);
 
 		for (uint32_t i = 0; i < n; i++) {
@@ -122,14 +123,17 @@ static void test_two_thread_stress(void **state)
 	struct stress *s = calloc(1, sizeof(*s));
 	pthread_t p, c;
 	const char *env = getenv("XDPLANE_STRESS_SMALL");
+	const char *items = getenv("XDPLANE_STRESS_ITEMS");
 
 	assert_non_null(s);
+	if (items)
+		stress_items = strtoull(items, NULL, 0);
 	assert_int_equal(u64_ring_init(&s->r, env ? 16 : 1024), 0);
 	assert_int_equal(pthread_create(&c, NULL, consumer, s), 0);
 	assert_int_equal(pthread_create(&p, NULL, producer, s), 0);
 	pthread_join(p, NULL);
 	pthread_join(c, NULL);
-	assert_int_equal(s->n_out, STRESS_ITEMS);
+	assert_int_equal(s->n_out, stress_items);
 	assert_int_equal(s->order_errors, 0);
 	assert_true(s->sum_in == s->sum_out);
 	u64_ring_fini(&s->r);
