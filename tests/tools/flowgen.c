@@ -9,17 +9,25 @@
  *                [--tos N] [--flow ID]
  *   flowgen recv --bind ADDR:PORT [--duration SEC] [--idle-ms MS] [--json]
  *
- * Rates and sizes are Ethernet frame bytes (without FCS): size 1042 means
- * a 1000-byte UDP payload over IPv4. One-way latency uses CLOCK_MONOTONIC,
- * which every network namespace of one host shares: sender and receiver
- * must run on the same machine.
+ * ADDR:PORT is numeric, IPv4 or bracketed IPv6: 10.0.0.2:4791,
+ * [fd77::2]:4791, [fe80::2%eth0]:4791. The socket takes the family of the
+ * address; a receiver bound to [::]:PORT takes IPv4 too. --tos sets the
+ * IPv4 TOS byte or the IPv6 traffic class.
+ *
+ * Rates and sizes are Ethernet frame bytes (without FCS): the UDP payload
+ * plus the L2+L3+L4 headers, 42 bytes over IPv4 (Ethernet 14 + IPv4 20 +
+ * UDP 8) and 62 over IPv6 (Ethernet 14 + IPv6 40 + UDP 8). Size 1042 means
+ * a 1000-byte UDP payload over IPv4, size 1062 the same payload over IPv6.
+ * The sender uses the family of --to; the receiver that of each datagram's
+ * source (an IPv4 datagram on a [::] socket counts 42). One-way latency
+ * uses CLOCK_MONOTONIC, which every network namespace of one host shares:
+ * sender and receiver must run on the same machine.
  *
  * Payload: [BTH, 12 bytes, with --roce] then a header of magic, flow id,
  * sequence number and send time, then filler. The BTH carries the opcode
  * (default 0x04, RC SEND only), the destination QP and the sequence number
  * as PSN; its ICRC is not computed (the receiver does not check it).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -34,10 +42,12 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "netutil.h"
 
 #define FG_MAGIC 0x58444650u /* "XDFP" */
 #define FG_BTH_LEN 12
-#define FG_L2_L4 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
+#define FG_L2_L4_V4 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
+#define FG_L2_L4_V6 62 /* Ethernet 14 + IPv6 40 + UDP 8 */
 #define FG_MAX_PAYLOAD 9000
 #define FG_BATCH 32
 #define FG_MAX_LAT (1u << 22)
@@ -49,35 +59,20 @@ struct fg_hdr {
 	uint64_t t_ns;
 } __attribute__((packed));
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
+/* Frame bytes around the UDP payload for a datagram of this family. */
+static unsigned l2_l4_len(int family)
 {
-	(void)sig;
-	stop = 1;
+	return family == AF_INET6 ? FG_L2_L4_V6 : FG_L2_L4_V4;
 }
 
-static uint64_t now_ns(void)
+/* The same for a received datagram: IPv4-mapped sources came over IPv4. */
+static unsigned src_l2_l4_len(const struct sockaddr_storage *src)
 {
-	struct timespec ts;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)src;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int parse_addr(const char *s, struct sockaddr_in *sa)
-{
-	char host[64];
-	const char *colon = strrchr(s, ':');
-
-	if (!colon || colon - s >= (long)sizeof(host))
-		return -1;
-	memcpy(host, s, colon - s);
-	host[colon - s] = '\0';
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(atoi(colon + 1));
-	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
+	if (src->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return FG_L2_L4_V4;
+	return l2_l4_len(src->ss_family);
 }
 
 static void usage(void)
@@ -88,7 +83,12 @@ static void usage(void)
 		"                    [--roce] [--opcode N] [--qpn N] [--tos N] "
 		"[--flow ID]\n"
 		"       flowgen recv --bind ADDR:PORT [--duration SEC] "
-		"[--idle-ms MS] [--json]\n");
+		"[--idle-ms MS] [--json]\n"
+		"ADDR:PORT is numeric: 10.0.0.2:4791 or [fd77::2]:4791\n"
+		"FRAME_BYTES = UDP payload + 42 over IPv4 "
+		"(Ethernet 14 + IPv4 20 + UDP 8),\n"
+		"              UDP payload + 62 over IPv6 "
+		"(Ethernet 14 + IPv6 40 + UDP 8)\n");
 	exit(2);
 }
 
@@ -104,23 +104,30 @@ static int do_send(const struct opts *o)
 	uint8_t buf[FG_BATCH][FG_MAX_PAYLOAD];
 	struct mmsghdr msgs[FG_BATCH];
 	struct iovec iov[FG_BATCH];
-	struct sockaddr_in sa;
-	unsigned payload, off = o->roce ? FG_BTH_LEN : 0;
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	unsigned hdr, payload, off = o->roce ? FG_BTH_LEN : 0;
 	uint64_t seq = 0, start, end, gap_ns, next, sent_bytes = 0;
 	int fd, tos = o->tos, sndbuf = 16 << 20;
+	bool v6;
 
-	if (parse_addr(o->addr, &sa) || o->size < FG_L2_L4 + off + 24 ||
-	    o->size - FG_L2_L4 > FG_MAX_PAYLOAD || o->rate <= 0)
+	if (!nu_parse_addr("flowgen", o->addr, &sa, &salen))
 		usage();
-	payload = o->size - FG_L2_L4;
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	v6 = sa.ss_family == AF_INET6;
+	hdr = l2_l4_len(sa.ss_family);
+	if (o->size < hdr + off + 24 || o->size - hdr > FG_MAX_PAYLOAD ||
+	    o->rate <= 0)
+		usage();
+	payload = o->size - hdr;
+	fd = socket(sa.ss_family, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, salen)) {
 		perror("flowgen: socket");
 		return 1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	if (tos && setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)))
-		perror("flowgen: IP_TOS");
+	if (tos && setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+			      v6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof(tos)))
+		perror(v6 ? "flowgen: IPV6_TCLASS" : "flowgen: IP_TOS");
 	memset(buf, 0xa5, sizeof(buf));
 	for (int i = 0; i < FG_BATCH; i++) {
 		if (o->roce) {
@@ -142,10 +149,10 @@ static int do_send(const struct opts *o)
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
 	gap_ns = (uint64_t)(o->size * 8.0 * 1e9 / o->rate);
-	start = next = now_ns();
+	start = next = nu_now_ns();
 	end = start + (uint64_t)(o->duration * 1e9);
-	while (!stop) {
-		uint64_t t = now_ns();
+	while (!nu_stop_requested) {
+		uint64_t t = nu_now_ns();
 		unsigned n = 0;
 		struct timespec ts;
 
@@ -181,8 +188,7 @@ static int do_send(const struct opts *o)
 			sent_bytes += (uint64_t)(k > 0 ? k : 0) * o->size;
 		}
 		if (next > t + 20000) {
-			ts.tv_sec = next / 1000000000ull;
-			ts.tv_nsec = next % 1000000000ull;
+			ts = nu_ns_to_ts(next);
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
 					NULL);
 		}
@@ -190,17 +196,10 @@ static int do_send(const struct opts *o)
 	fprintf(stderr,
 		"flowgen: sent=%" PRIu64 " bytes=%" PRIu64 " rate_mbit=%.2f\n",
 		seq, sent_bytes,
-		sent_bytes * 8.0 / ((now_ns() - start) / 1e9) / 1e6);
+		sent_bytes * 8.0 / ((nu_now_ns() - start) / 1e9) / 1e6);
 	printf("{\"sent\":%" PRIu64 ",\"frame_bytes\":%" PRIu64 "}\n", seq,
 	       sent_bytes);
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static double pct(const uint64_t *v, size_t n, double p)
@@ -218,33 +217,34 @@ static int do_recv(const struct opts *o)
 	static uint8_t buf[FG_BATCH][FG_MAX_PAYLOAD + 64];
 	struct mmsghdr msgs[FG_BATCH];
 	struct iovec iov[FG_BATCH];
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa, src[FG_BATCH];
+	socklen_t salen;
 	uint64_t *lat, n_lat = 0, received = 0, bytes = 0, max_seq = 0;
 	uint64_t reordered = 0, first = 0, last = 0, deadline, next_seq = 0;
 	int fd, rcvbuf = 32 << 20;
 	bool any = false;
 
-	if (parse_addr(o->addr, &sa))
+	if (!nu_parse_addr("flowgen", o->addr, &sa, &salen))
 		usage();
 	lat = malloc(sizeof(*lat) * FG_MAX_LAT);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (!lat || fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	fd = socket(sa.ss_family, SOCK_DGRAM, 0);
+	if (!lat || fd < 0 || bind(fd, (struct sockaddr *)&sa, salen)) {
 		perror("flowgen: bind");
 		return 1;
 	}
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	nu_set_sockbuf(fd, SO_RCVBUF, rcvbuf, NULL);
 	for (int i = 0; i < FG_BATCH; i++) {
 		iov[i].iov_base = buf[i];
 		iov[i].iov_len = sizeof(buf[i]);
 		memset(&msgs[i], 0, sizeof(msgs[i]));
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
+		msgs[i].msg_hdr.msg_name = &src[i];
 	}
 	fprintf(stderr, "flowgen: ready\n");
-	deadline = o->duration > 0 ? now_ns() + (uint64_t)(o->duration * 1e9)
+	deadline = o->duration > 0 ? nu_now_ns() + (uint64_t)(o->duration * 1e9)
 				   : UINT64_MAX;
-	while (!stop && now_ns() < deadline) {
+	while (!nu_stop_requested && nu_now_ns() < deadline) {
 		struct pollfd pfd = {fd, POLLIN, 0};
 		int k, r = poll(&pfd, 1, any ? (int)o->idle_ms : 100);
 
@@ -252,9 +252,11 @@ static int do_recv(const struct opts *o)
 			break; /* idle after traffic: the flow is over */
 		if (r <= 0)
 			continue;
+		for (int i = 0; i < FG_BATCH; i++)
+			msgs[i].msg_hdr.msg_namelen = sizeof(src[i]);
 		k = recvmmsg(fd, msgs, FG_BATCH, MSG_DONTWAIT, NULL);
 		for (int i = 0; i < k; i++) {
-			uint64_t t = now_ns();
+			uint64_t t = nu_now_ns();
 			unsigned len = msgs[i].msg_len;
 			struct fg_hdr h;
 			unsigned off;
@@ -275,7 +277,7 @@ static int do_recv(const struct opts *o)
 			any = true;
 			last = t;
 			received++;
-			bytes += len + FG_L2_L4;
+			bytes += len + src_l2_l4_len(&src[i]);
 			if (h.seq < next_seq)
 				reordered++;
 			else
@@ -286,7 +288,7 @@ static int do_recv(const struct opts *o)
 				lat[n_lat++] = t - h.t_ns;
 		}
 	}
-	qsort(lat, n_lat, sizeof(*lat), cmp_u64);
+	qsort(lat, n_lat, sizeof(*lat), nu_cmp_u64);
 	{
 		double secs = last > first ? (last - first) / 1e9 : 0;
 		double mbit = secs > 0 ? bytes * 8.0 / secs / 1e6 : 0;
@@ -333,7 +335,6 @@ int main(int argc, char **argv)
 	};
 	struct opts o = {
 		.size = 1042, .opcode = 0x04, .qpn = 0x11, .idle_ms = 2000};
-	struct sigaction sa = {.sa_handler = on_signal};
 	int c;
 
 	if (argc < 2)
@@ -380,8 +381,7 @@ int main(int argc, char **argv)
 	}
 	if (!o.addr)
 		usage();
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	nu_install_signals(NULL);
 	if (!strcmp(argv[1], "send"))
 		return do_send(&o);
 	if (!strcmp(argv[1], "recv"))

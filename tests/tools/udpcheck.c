@@ -37,7 +37,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -48,9 +47,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include "netutil.h"
 
 #define UC_MAGIC 0x55445043u /* "UDPC" */
 #define UC_HDR_LEN 18u
@@ -66,20 +65,12 @@
 #define UC_RXBUF 65536u /* > largest UDP payload: MSG_TRUNC never expected */
 #define UC_SOCKBUF (32 << 20)
 #define UC_MAX_REPORTS 10 /* corrupt datagrams described on stderr */
-#define NSEC_PER_SEC 1000000000ull
 
 #define SALT_LEN 0x6c656e6774685f5full
 #define SALT_DATA 0x646174615f5f5f5full
 #define SALT_CSUM 0x63686b73756d5f5full
 
-static volatile sig_atomic_t stop_requested;
 static bool quiet_reports; /* selftest: no stderr report per corrupt one */
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 /* ---- deterministic content ---------------------------------------------- */
 
@@ -102,29 +93,15 @@ static void put_be16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static void put_be64(uint8_t *p, uint64_t v)
 {
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
+	nu_put_be32(p, (uint32_t)(v >> 32));
+	nu_put_be32(p + 4, (uint32_t)v);
 }
 
 static uint16_t get_be16(const uint8_t *p)
 {
 	return (uint16_t)((unsigned int)p[0] << 8 | p[1]);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
 }
 
 static uint64_t get_le64(const uint8_t *p, size_t n)
@@ -197,8 +174,8 @@ static void build_pkt(uint8_t *buf, uint64_t seed, uint32_t seq, uint32_t len)
 	size_t n = len - UC_HDR_LEN;
 
 	fill_random(buf + UC_HDR_LEN, n, seed, seq, len);
-	put_be32(buf, UC_MAGIC);
-	put_be32(buf + 4, seq);
+	nu_put_be32(buf, UC_MAGIC);
+	nu_put_be32(buf + 4, seq);
 	put_be16(buf + 8, (uint16_t)len);
 	put_be64(buf + 10, payload_csum(seed, seq, len, buf + UC_HDR_LEN, n));
 }
@@ -246,9 +223,9 @@ static enum verdict verify_pkt(const struct verifier *v, const uint8_t *p,
 		return V_TRUNC;
 	if (n < UC_HDR_LEN)
 		return V_SHORT;
-	if (get_be32(p) != UC_MAGIC)
+	if (nu_get_be32(p) != UC_MAGIC)
 		return V_MAGIC;
-	seq = get_be32(p + 4);
+	seq = nu_get_be32(p + 4);
 	len = get_be16(p + 8);
 	*seqp = seq;
 	if (len != n)
@@ -269,130 +246,7 @@ static enum verdict verify_pkt(const struct verifier *v, const uint8_t *p,
 	return V_OK;
 }
 
-/* ---- helpers ------------------------------------------------------------ */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-static struct timespec ns_to_ts(uint64_t ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / NSEC_PER_SEC),
-		.tv_nsec = (long)(ns % NSEC_PER_SEC),
-	};
-
-	return ts;
-}
-
-static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* "A.B.C.D:PORT" or "[V6]:PORT" (numeric, V6 may carry %scope). */
-static bool parse_addr(const char *s, struct sockaddr_storage *ss,
-		       socklen_t *sslen)
-{
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_DGRAM,
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
-	};
-	struct addrinfo *ai;
-	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
-	const char *hs, *port;
-	size_t hl;
-	uint64_t pn;
-	int err;
-
-	if (s[0] == '[') {
-		const char *e = strchr(s, ']');
-
-		if (!e || e[1] != ':')
-			return false;
-		hs = s + 1;
-		hl = (size_t)(e - hs);
-		port = e + 2;
-		hints.ai_family = AF_INET6;
-	} else {
-		const char *c = strrchr(s, ':');
-
-		if (!c || memchr(s, ':', (size_t)(c - s)))
-			return false; /* bare IPv6 must be bracketed */
-		hs = s;
-		hl = (size_t)(c - s);
-		port = c + 1;
-		hints.ai_family = AF_INET;
-	}
-	if (hl == 0 || hl >= sizeof(host) || !parse_u64(port, 1, 65535, &pn))
-		return false;
-	memcpy(host, hs, hl);
-	host[hl] = '\0';
-	err = getaddrinfo(host, port, &hints, &ai);
-	if (err) {
-		fprintf(stderr, "udpcheck: %s: %s\n", s, gai_strerror(err));
-		return false;
-	}
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*sslen = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return true;
-}
-
-/* Ask for UC_SOCKBUF; the FORCE variant (root) bypasses net.core.*mem_max. */
-static void set_sockbuf(int fd, int force_opt, int opt, const char *name)
-{
-	int want = UC_SOCKBUF, got = 0;
-	socklen_t gl = sizeof(got);
-
-	if (setsockopt(fd, SOL_SOCKET, force_opt, &want, sizeof(want)) < 0 &&
-	    setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want)) < 0)
-		fprintf(stderr, "udpcheck: setsockopt(%s): %s\n", name,
-			strerror(errno));
-	/* The kernel reports twice the usable size it granted. */
-	if (getsockopt(fd, SOL_SOCKET, opt, &got, &gl) == 0 && got < want)
-		fprintf(stderr,
-			"udpcheck: note: %s is %d bytes, wanted %d (run as "
-			"root or raise net.core.%s)\n",
-			name, got / 2, want,
-			opt == SO_RCVBUF ? "rmem_max" : "wmem_max");
-}
-
-/*
- * SIGINT/SIGTERM set stop_requested (no SA_RESTART: blocking calls return
- * EINTR). With oldmask, they are also blocked everywhere except inside
- * ppoll(..., oldmask), so a signal cannot slip in before the wait.
- */
-static void install_signals(sigset_t *oldmask)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigset_t block;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (!oldmask)
-		return;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, oldmask);
-}
+/* ---- usage -------------------------------------------------------------- */
 
 /* printf format; at most 68 columns per line */
 static const char usage_fmt[] =
@@ -480,7 +334,7 @@ struct send_opts {
 /* ceil(i * 1e9 / rate): the send deadline of datagram i relative to start. */
 static uint64_t pace_offset(uint64_t i, uint64_t rate)
 {
-	unsigned __int128 t = (unsigned __int128)i * NSEC_PER_SEC;
+	unsigned __int128 t = (unsigned __int128)i * NU_NSEC_PER_SEC;
 
 	return (uint64_t)((t + rate - 1) / rate);
 }
@@ -500,7 +354,7 @@ static int do_send(const struct send_opts *o)
 		perror("udpcheck: socket");
 		return 1;
 	}
-	set_sockbuf(fd, SO_SNDBUFFORCE, SO_SNDBUF, "SO_SNDBUF");
+	nu_set_sockbuf(fd, SO_SNDBUF, UC_SOCKBUF, "udpcheck");
 	if (!o->frag) {
 		int pmtu = fam == AF_INET ? IP_PMTUDISC_DO : IPV6_PMTUDISC_DO;
 
@@ -527,15 +381,15 @@ static int do_send(const struct send_opts *o)
 		msgs[k].msg_hdr.msg_iov = &iov[k];
 		msgs[k].msg_hdr.msg_iovlen = 1;
 	}
-	install_signals(NULL);
+	nu_install_signals(NULL);
 
-	t_begin = start = now_ns(); /* start moves when debt is forgiven */
+	t_begin = start = nu_now_ns(); /* start moves when debt is forgiven */
 	/*
 	 * msgs[0..built) hold datagrams base..base+built-1, of which those
 	 * before i are sent. A batch is generated once and sent in as many
 	 * sendmmsg calls as pacing (or partial sends) require.
 	 */
-	while (i < o->count && !stop_requested) {
+	while (i < o->count && !nu_stop_requested) {
 		uint64_t n, off = i - base;
 		int r;
 
@@ -556,13 +410,13 @@ static int do_send(const struct send_opts *o)
 		}
 		n = built - off;
 		if (o->rate) {
-			uint64_t el = now_ns() - start;
+			uint64_t el = nu_now_ns() - start;
 			uint64_t due = (uint64_t)((unsigned __int128)el *
-						  o->rate / NSEC_PER_SEC) +
+						  o->rate / NU_NSEC_PER_SEC) +
 				       1;
 
 			if (due <= i) {
-				struct timespec ts = ns_to_ts(
+				struct timespec ts = nu_ns_to_ts(
 					start + pace_offset(i, o->rate));
 
 				/* EINTR on SIGINT/SIGTERM: loop re-checks. */
@@ -615,8 +469,8 @@ static int do_send(const struct send_opts *o)
 			bytes += iov[off + (uint64_t)k].iov_len;
 		i += (uint64_t)r;
 	}
-	elapsed = now_ns() - t_begin;
-	if (stop_requested)
+	elapsed = nu_now_ns() - t_begin;
+	if (nu_stop_requested)
 		fprintf(stderr, "udpcheck: interrupted\n");
 	if (refused)
 		fprintf(stderr,
@@ -730,7 +584,7 @@ static int do_recv(const struct recv_opts *o)
 		perror("udpcheck: socket");
 		return 1;
 	}
-	set_sockbuf(fd, SO_RCVBUFFORCE, SO_RCVBUF, "SO_RCVBUF");
+	nu_set_sockbuf(fd, SO_RCVBUF, UC_SOCKBUF, "udpcheck");
 	if (bind(fd, (const struct sockaddr *)&o->bind, o->bindlen) < 0) {
 		perror("udpcheck: bind");
 		goto out;
@@ -749,22 +603,22 @@ static int do_recv(const struct recv_opts *o)
 		msgs[k].msg_hdr.msg_iov = &iov[k];
 		msgs[k].msg_hdr.msg_iovlen = 1;
 	}
-	install_signals(&oldmask);
+	nu_install_signals(&oldmask);
 	fprintf(stderr, "udpcheck: ready\n");
 
 	if (o->timeout_ms)
-		deadline = now_ns() + o->timeout_ms * 1000000;
-	while (!stop_requested) {
+		deadline = nu_now_ns() + o->timeout_ms * 1000000;
+	while (!nu_stop_requested) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 		struct timespec ts, *tsp = NULL;
 		uint64_t t;
 		int r;
 
 		if (deadline) {
-			t = now_ns();
+			t = nu_now_ns();
 			if (t >= deadline)
 				break;
-			ts = ns_to_ts(deadline - t);
+			ts = nu_ns_to_ts(deadline - t);
 			tsp = &ts;
 		}
 		r = ppoll(&pfd, 1, tsp, &oldmask);
@@ -786,7 +640,7 @@ static int do_recv(const struct recv_opts *o)
 				perror("udpcheck: recvmmsg");
 				goto out;
 			}
-			t = now_ns();
+			t = nu_now_ns();
 			if (!st.first_ns)
 				st.first_ns = t;
 			st.last_ns = t;
@@ -808,7 +662,7 @@ static int do_recv(const struct recv_opts *o)
 	}
 finish:
 	missing = o->expect - st.ok;
-	if (stop_requested)
+	if (nu_stop_requested)
 		fprintf(stderr, "udpcheck: interrupted\n");
 	else if (!done)
 		fprintf(stderr, "udpcheck: idle timeout\n");
@@ -959,7 +813,7 @@ static int do_selftest(void)
 		/* A well-formed datagram for another seq/len pair whose header
 		 * was rewritten to claim this seq is caught. */
 		build_pkt(pkt2, 42, 998, len);
-		put_be32(pkt2 + 4, 999);
+		nu_put_be32(pkt2 + 4, 999);
 		vd = verify_pkt(&v, pkt2, len, false, &seq, &diff);
 		st_expect(vd == V_DATA, "seq swap caught", len, vd);
 	}
@@ -1097,43 +951,45 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case OPT_TO:
-			ok = so.have_to = parse_addr(optarg, &so.to, &so.tolen);
+			ok = so.have_to = nu_parse_addr("udpcheck", optarg,
+							&so.to, &so.tolen);
 			break;
 		case OPT_BIND:
-			ok = ro.have_bind =
-				parse_addr(optarg, &ro.bind, &ro.bindlen);
+			ok = ro.have_bind = nu_parse_addr(
+				"udpcheck", optarg, &ro.bind, &ro.bindlen);
 			break;
 		case OPT_COUNT:
 			ok = have_count =
-				parse_u64(optarg, 1, UINT32_MAX, &so.count);
+				nu_parse_u64(optarg, 1, UINT32_MAX, &so.count);
 			break;
 		case OPT_EXPECT:
 			ok = have_count =
-				parse_u64(optarg, 1, UINT32_MAX, &ro.expect);
+				nu_parse_u64(optarg, 1, UINT32_MAX, &ro.expect);
 			break;
 		case OPT_MIN:
-			ok = have_min = parse_u64(optarg, UC_HDR_LEN, UC_MAX_V6,
-						  is_send ? &so.min : &ro.min);
+			ok = have_min =
+				nu_parse_u64(optarg, UC_HDR_LEN, UC_MAX_V6,
+					     is_send ? &so.min : &ro.min);
 			break;
 		case OPT_MAX:
-			ok = parse_u64(optarg, UC_HDR_LEN, UC_MAX_V6,
-				       is_send ? &so.max : &ro.max);
+			ok = nu_parse_u64(optarg, UC_HDR_LEN, UC_MAX_V6,
+					  is_send ? &so.max : &ro.max);
 			break;
 		case OPT_RATE:
-			ok = parse_u64(optarg, 0, 100000000, &so.rate);
+			ok = nu_parse_u64(optarg, 0, 100000000, &so.rate);
 			break;
 		case OPT_SEED:
-			ok = parse_u64(optarg, 0, UINT64_MAX,
-				       is_send ? &so.seed : &ro.seed);
+			ok = nu_parse_u64(optarg, 0, UINT64_MAX,
+					  is_send ? &so.seed : &ro.seed);
 			break;
 		case OPT_FRAG:
 			so.frag = true;
 			break;
 		case OPT_TIMEOUT:
-			ok = parse_u64(optarg, 0, 86400000, &ro.timeout_ms);
+			ok = nu_parse_u64(optarg, 0, 86400000, &ro.timeout_ms);
 			break;
 		case OPT_LINGER:
-			ok = parse_u64(optarg, 0, 86400000, &ro.linger_ms);
+			ok = nu_parse_u64(optarg, 0, 86400000, &ro.linger_ms);
 			break;
 		case OPT_JSON:
 			ro.json = true;

@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -43,137 +42,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include "netutil.h"
 
 #define RTT_HDR_LEN 16u
 #define RTT_MAX_SIZE 65507u /* largest IPv4 UDP payload */
 #define RTT_BATCH 32
 #define RTT_RXBUF 65536u
-#define NSEC_PER_SEC 1000000000ull
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-/*
- * SIGINT/SIGTERM set stop_requested. They are blocked except while waiting
- * in ppoll(..., oldmask), so a signal can never slip in before a wait.
- */
-static void install_signals(sigset_t *oldmask)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigset_t block;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, oldmask);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-static struct timespec ns_to_ts(uint64_t ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / NSEC_PER_SEC),
-		.tv_nsec = (long)(ns % NSEC_PER_SEC),
-	};
-
-	return ts;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* "A.B.C.D:PORT" or "[V6]:PORT" (numeric, V6 may carry %scope). */
-static bool parse_addr(const char *s, struct sockaddr_storage *ss,
-		       socklen_t *sslen)
-{
-	struct addrinfo hints = {
-		.ai_socktype = SOCK_DGRAM,
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
-	};
-	struct addrinfo *ai;
-	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
-	const char *hs, *port;
-	size_t hl;
-	uint64_t pn;
-	int err;
-
-	if (s[0] == '[') {
-		const char *e = strchr(s, ']');
-
-		if (!e || e[1] != ':')
-			return false;
-		hs = s + 1;
-		hl = (size_t)(e - hs);
-		port = e + 2;
-		hints.ai_family = AF_INET6;
-	} else {
-		const char *c = strrchr(s, ':');
-
-		if (!c || memchr(s, ':', (size_t)(c - s)))
-			return false; /* bare IPv6 must be bracketed */
-		hs = s;
-		hl = (size_t)(c - s);
-		port = c + 1;
-		hints.ai_family = AF_INET;
-	}
-	if (hl == 0 || hl >= sizeof(host) || !parse_u64(port, 1, 65535, &pn))
-		return false;
-	memcpy(host, hs, hl);
-	host[hl] = '\0';
-	err = getaddrinfo(host, port, &hints, &ai);
-	if (err) {
-		fprintf(stderr, "udprtt: %s: %s\n", s, gai_strerror(err));
-		return false;
-	}
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*sslen = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return true;
-}
 
 /* printf format; at most 68 columns per line */
 static const char usage_fmt[] =
@@ -265,10 +141,10 @@ static int do_echo(const struct sockaddr_storage *addr, socklen_t addrlen)
 		tx[k].msg_hdr.msg_iovlen = 1;
 		tx[k].msg_hdr.msg_name = &peers[k];
 	}
-	install_signals(&oldmask);
+	nu_install_signals(&oldmask);
 	fprintf(stderr, "udprtt: ready\n");
 
-	while (!stop_requested) {
+	while (!nu_stop_requested) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 		int r, sent;
 
@@ -345,10 +221,10 @@ struct probe_stats {
 static void fill_probe(uint8_t *p, size_t size, uint32_t run, uint32_t seq,
 		       uint64_t t)
 {
-	put_be32(p, run);
-	put_be32(p + 4, seq);
-	put_be32(p + 8, (uint32_t)(t >> 32));
-	put_be32(p + 12, (uint32_t)t);
+	nu_put_be32(p, run);
+	nu_put_be32(p + 4, seq);
+	nu_put_be32(p + 8, (uint32_t)(t >> 32));
+	nu_put_be32(p + 12, (uint32_t)t);
 	for (size_t k = RTT_HDR_LEN; k < size; k++)
 		p[k] = (uint8_t)(seq * 31u + k);
 }
@@ -363,15 +239,15 @@ static int wait_reply(int fd, const sigset_t *mask, const uint8_t *pkt,
 		      uint64_t deadline, uint8_t *rbuf, struct probe_stats *st,
 		      uint64_t *rx_ns)
 {
-	while (!stop_requested) {
+	while (!nu_stop_requested) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 		struct timespec ts;
-		uint64_t t = now_ns();
+		uint64_t t = nu_now_ns();
 		int r;
 
 		if (t >= deadline)
 			return 0;
-		ts = ns_to_ts(deadline - t);
+		ts = nu_ns_to_ts(deadline - t);
 		r = ppoll(&pfd, 1, &ts, mask);
 		if (r < 0) {
 			if (errno == EINTR)
@@ -384,7 +260,7 @@ static int wait_reply(int fd, const sigset_t *mask, const uint8_t *pkt,
 		for (;;) {
 			ssize_t n = recv(fd, rbuf, RTT_RXBUF, MSG_DONTWAIT);
 
-			t = now_ns();
+			t = nu_now_ns();
 			if (n < 0) {
 				if (errno == EAGAIN || errno == EWOULDBLOCK)
 					break;
@@ -398,10 +274,11 @@ static int wait_reply(int fd, const sigset_t *mask, const uint8_t *pkt,
 				perror("udprtt: recv");
 				return -1;
 			}
-			if ((size_t)n < RTT_HDR_LEN || get_be32(rbuf) != run ||
-			    get_be32(rbuf + 4) > seq) {
+			if ((size_t)n < RTT_HDR_LEN ||
+			    nu_get_be32(rbuf) != run ||
+			    nu_get_be32(rbuf + 4) > seq) {
 				st->stray++;
-			} else if (get_be32(rbuf + 4) < seq) {
+			} else if (nu_get_be32(rbuf + 4) < seq) {
 				st->late++;
 			} else if ((size_t)n != size ||
 				   memcmp(rbuf, pkt, size) != 0) {
@@ -413,13 +290,6 @@ static int wait_reply(int fd, const sigset_t *mask, const uint8_t *pkt,
 		}
 	}
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* Nearest-rank percentile of sorted v[0..n), n > 0, in microseconds. */
@@ -451,7 +321,7 @@ static void report(const struct probe_opts *o, const struct probe_stats *st,
 	if (n) {
 		long double total = 0;
 
-		qsort(rtt, n, sizeof(*rtt), cmp_u64);
+		qsort(rtt, n, sizeof(*rtt), nu_cmp_u64);
 		for (uint64_t k = 0; k < n; k++)
 			total += rtt[k];
 		v[0] = pct_us(rtt, n, 50);
@@ -520,25 +390,25 @@ static int do_probe(const struct probe_opts *o)
 		perror("udprtt: malloc");
 		goto out;
 	}
-	run = (uint32_t)(now_ns() ^ ((uint64_t)getpid() * 2654435761u)) | 1u;
-	install_signals(&oldmask);
+	run = (uint32_t)(nu_now_ns() ^ ((uint64_t)getpid() * 2654435761u)) | 1u;
+	nu_install_signals(&oldmask);
 
-	next = now_ns();
-	for (uint64_t k = 0; k < total && !stop_requested; k++) {
+	next = nu_now_ns();
+	for (uint64_t k = 0; k < total && !nu_stop_requested; k++) {
 		bool measured = k >= o->warmup;
 		uint64_t t0, rx_ns = 0;
 		int got, tries = 0;
 
 		/* Honour the interval; SIGINT/SIGTERM cut the wait short. */
-		for (uint64_t t = now_ns(); t < next && !stop_requested;
-		     t = now_ns()) {
-			struct timespec ts = ns_to_ts(next - t);
+		for (uint64_t t = nu_now_ns(); t < next && !nu_stop_requested;
+		     t = nu_now_ns()) {
+			struct timespec ts = nu_ns_to_ts(next - t);
 
 			ppoll(NULL, 0, &ts, &oldmask);
 		}
-		if (stop_requested)
+		if (nu_stop_requested)
 			break;
-		t0 = now_ns();
+		t0 = nu_now_ns();
 		fill_probe(pkt, o->size, run, (uint32_t)k, t0);
 		while (send(fd, pkt, o->size, 0) < 0) {
 			/* A pending ICMP error from an earlier probe fails
@@ -557,7 +427,7 @@ static int do_probe(const struct probe_opts *o)
 				 &rx_ns);
 		if (got < 0)
 			goto out;
-		if (!measured || (stop_requested && !got))
+		if (!measured || (nu_stop_requested && !got))
 			continue; /* an interrupted wait is not a loss */
 		st.sent++;
 		if (got)
@@ -565,7 +435,7 @@ static int do_probe(const struct probe_opts *o)
 		else
 			st.lost++;
 	}
-	if (stop_requested)
+	if (nu_stop_requested)
 		fprintf(stderr, "udprtt: interrupted\n");
 	report(o, &st, rtt);
 	rc = st.sent && st.received * 10 >= st.sent * 9 ? 0 : 1;
@@ -640,28 +510,29 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case OPT_BIND:
-			ok = have_addr =
-				parse_addr(optarg, &bind_addr, &bind_len);
+			ok = have_addr = nu_parse_addr("udprtt", optarg,
+						       &bind_addr, &bind_len);
 			break;
 		case OPT_TO:
-			ok = have_addr = parse_addr(optarg, &po.to, &po.tolen);
+			ok = have_addr = nu_parse_addr("udprtt", optarg, &po.to,
+						       &po.tolen);
 			break;
 		case OPT_COUNT:
 			ok = have_count =
-				parse_u64(optarg, 1, 100000000, &po.count);
+				nu_parse_u64(optarg, 1, 100000000, &po.count);
 			break;
 		case OPT_INTERVAL:
-			ok = parse_u64(optarg, 0, 60000000, &po.interval_us);
+			ok = nu_parse_u64(optarg, 0, 60000000, &po.interval_us);
 			break;
 		case OPT_SIZE:
-			ok = parse_u64(optarg, RTT_HDR_LEN, RTT_MAX_SIZE,
-				       &po.size);
+			ok = nu_parse_u64(optarg, RTT_HDR_LEN, RTT_MAX_SIZE,
+					  &po.size);
 			break;
 		case OPT_WARMUP:
-			ok = parse_u64(optarg, 0, 100000000, &po.warmup);
+			ok = nu_parse_u64(optarg, 0, 100000000, &po.warmup);
 			break;
 		case OPT_TIMEOUT:
-			ok = parse_u64(optarg, 1, 60000, &po.timeout_ms);
+			ok = nu_parse_u64(optarg, 1, 60000, &po.timeout_ms);
 			break;
 		case OPT_JSON:
 			po.json = true;
