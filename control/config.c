@@ -258,6 +258,8 @@ static const cyaml_schema_field_t umem_fields[] = {
 
 static const cyaml_schema_field_t poll_fields[] = {
 	CYAML_FIELD_UINT("busy_us", OPT, struct config_poll, busy_us),
+	CYAML_FIELD_UINT("shaper_spin_us", OPT, struct config_poll,
+			 shaper_spin_us),
 	CYAML_FIELD_UINT("batch", OPT, struct config_poll, batch),
 	CYAML_FIELD_END,
 };
@@ -339,6 +341,8 @@ static const struct uint_key uint_keys[] = {
 	     " bytes"),
 	UKEY("umem.headroom", umem.headroom, 0, 0, UINT32_MAX, false, " bytes"),
 	UKEY("poll.busy_us", poll.busy_us, 20, 0, 10000, false,
+	     " microseconds"),
+	UKEY("poll.shaper_spin_us", poll.shaper_spin_us, 500, 0, 100000, false,
 	     " microseconds"),
 	UKEY("poll.batch", poll.batch, 64, 1, 256, false, " descriptors"),
 	UKEY("overhead", qos.port[0].overhead, QOS_DEF_OVERHEAD, 0,
@@ -2221,8 +2225,9 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		r->fill, r->completion, r->rx, r->tx, r->handoff);
 	fprintf(out, "umem:\n  frames: %u\n  frame_size: %u\n  headroom: %u\n",
 		cfg->umem.frames, cfg->umem.frame_size, cfg->umem.headroom);
-	fprintf(out, "poll:\n  busy_us: %u\n  batch: %u\n", cfg->poll.busy_us,
-		cfg->poll.batch);
+	fprintf(out,
+		"poll:\n  busy_us: %u\n  shaper_spin_us: %u\n  batch: %u\n",
+		cfg->poll.busy_us, cfg->poll.shaper_spin_us, cfg->poll.batch);
 	fputs("workers:\n  cpus: [", out);
 	for (uint32_t i = 0; i < cfg->n_cpus; i++)
 		fprintf(out, "%s%u", i ? ", " : "", cfg->cpus[i]);

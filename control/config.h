@@ -64,6 +64,8 @@ struct config_umem {
 
 struct config_poll {
 	uint32_t busy_us; /* default 20: spin this long idle before sleeping */
+	uint32_t shaper_spin_us; /* default 500: poll for shaped frames due
+				  * sooner than this instead of sleeping */
 	uint32_t batch; /* default 64: descriptors per ring operation */
 };
 

@@ -72,6 +72,7 @@ static void params_from_config(const struct xdplane_config *c,
 	p->frame_size = c->umem.frame_size;
 	p->frame_headroom = c->umem.headroom;
 	p->busy_us = c->poll.busy_us;
+	p->shaper_spin_us = c->poll.shaper_spin_us;
 	p->batch = c->poll.batch;
 	p->n_cpus = c->n_cpus;
 	memcpy(p->cpus, c->cpus, sizeof(p->cpus[0]) * c->n_cpus);

@@ -278,7 +278,8 @@ static int setup_workers(struct gateway *gw)
 	if (!gw->w)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < gw->n_workers; i++) {
-		err = worker_init(&gw->w[i], i, cpus[i], gw->p.busy_us);
+		err = worker_init(&gw->w[i], i, cpus[i], gw->p.busy_us,
+				  gw->p.shaper_spin_us);
 		if (err)
 			return err;
 	}
@@ -550,8 +551,8 @@ int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
 		for (int r = 0; r < SCHED_DROP_REASONS; r++)
 			s->drops[r] += ctr_read(&c->drops[r]);
 		s->ecn_marks += ctr_read(&c->ecn_marks);
-		s->depth_bytes += ctr_read(&c->depth_bytes);
-		s->depth_packets += ctr_read(&c->depth_packets);
+		s->depth_bytes += sched_depth_bytes(c);
+		s->depth_packets += sched_depth_packets(c);
 		for (int b = 0; b < SCHED_HIST_BUCKETS; b++)
 			s->sojourn[b] += ctr_read(&c->sojourn[b]);
 	}

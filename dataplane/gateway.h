@@ -45,6 +45,7 @@ struct gw_params {
 	uint32_t fill_size, comp_size, rx_size, tx_size, handoff_size;
 	uint32_t umem_frames, frame_size, frame_headroom;
 	uint32_t busy_us, batch;
+	uint32_t shaper_spin_us; /* see worker.h */
 	uint32_t n_cpus; /* 0: every CPU the process may use */
 	uint32_t cpus[GW_MAX_CPUS];
 	struct qos_policy qos; /* classes, rules, port shapers */

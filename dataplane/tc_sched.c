@@ -168,7 +168,7 @@ int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 	}
 	c = &s->cl[slot];
 	st = &s->st[slot];
-	qbytes = st->depth_bytes;
+	qbytes = c->bytes;
 	if (unlikely(d->len > SCHED_MAX_FRAME_LEN)) {
 		r = SCHED_DROP_INVALID;
 		goto drop;
@@ -202,12 +202,11 @@ int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 	e->d.meta = meta;
 	e->t_enq = now_ns;
 	c->tail++;
+	c->bytes += d->len;
 	s->active |= 1u << slot;
 	s->backlog++;
 	ctr_add(&st->enq_packets, 1);
 	ctr_add(&st->enq_bytes, d->len);
-	ctr_add(&st->depth_packets, 1);
-	ctr_add(&st->depth_bytes, d->len);
 	return SCHED_QUEUED;
 drop:
 	ctr_add(&st->drops[r], 1);
@@ -306,6 +305,7 @@ uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 		out[n++] = e->d;
 		soj = now_ns > e->t_enq ? now_ns - e->t_enq : 0;
 		c->head++;
+		c->bytes -= e->d.len;
 		if (s->ceil_mask & bit) {
 			tb_charge(&c->ceil, cost);
 			if (!tb_conforms(&c->ceil))
@@ -319,8 +319,6 @@ uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 		}
 		ctr_add(&st->sent_packets, 1);
 		ctr_add(&st->sent_bytes, e->d.len);
-		ctr_add(&st->depth_packets, (uint64_t)-1);
-		ctr_add(&st->depth_bytes, -(uint64_t)e->d.len);
 		ctr_add(&st->sojourn[sched_sojourn_bucket(soj)], 1);
 	}
 	s->active = act;

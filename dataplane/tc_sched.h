@@ -166,10 +166,25 @@ struct sched_class_stats {
 	ctr_t sent_bytes;
 	ctr_t drops[SCHED_DROP_REASONS]; /* by enum sched_drop; [0] unused */
 	ctr_t ecn_marks; /* frames this scheduler turned ECT -> CE */
-	ctr_t depth_bytes; /* gauge */
-	ctr_t depth_packets; /* gauge */
 	ctr_t sojourn[SCHED_HIST_BUCKETS]; /* packets by queueing time */
 } __cacheline_aligned;
+
+/* Queue depth of a class, derived from its counters, from any thread.
+ * sent is read before enq: both only grow and enq >= sent at every
+ * instant, so the difference is never negative. */
+static inline uint64_t sched_depth_packets(const struct sched_class_stats *st)
+{
+	uint64_t sent = ctr_read(&st->sent_packets);
+
+	return ctr_read(&st->enq_packets) - sent;
+}
+
+static inline uint64_t sched_depth_bytes(const struct sched_class_stats *st)
+{
+	uint64_t sent = ctr_read(&st->sent_bytes);
+
+	return ctr_read(&st->enq_bytes) - sent;
+}
 
 struct sched_entry {
 	struct frame_desc d;
@@ -183,6 +198,7 @@ struct sched_class {
 	uint32_t head, tail; /* free running */
 	uint32_t limit_packets;
 	uint32_t limit_bytes;
+	uint32_t bytes; /* queued now (frame lengths) */
 	uint32_t quantum;
 	uint32_t deficit; /* < quantum + largest charge */
 	uint8_t id; /* policy class id */

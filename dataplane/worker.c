@@ -23,12 +23,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us)
+int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
+		uint32_t shaper_spin_us)
 {
 	memset(w, 0, sizeof(*w));
 	w->id = id;
 	w->cpu = cpu;
 	w->busy_us = busy_us;
+	w->shaper_spin_ns = (uint64_t)shaper_spin_us * 1000;
 	atomic_init(&w->state, WORKER_RUN);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	return w->wake_fd < 0 ? -errno : 0;
@@ -90,8 +92,8 @@ static void sleep_until_work(struct worker *w, uint64_t now)
 	uint64_t v, ns = sleep_budget_ns(w, now);
 	struct timespec ts = {ns / 1000000000ull, ns % 1000000000ull};
 
-	if (!ns)
-		return;
+	if (ns <= w->shaper_spin_ns)
+		return; /* due soon: keep polling rather than risk a late wake */
 	for (uint32_t i = 0; i < n; i++) {
 		w->pfds[i].fd = w->rx[i]->xq->fd;
 		w->pfds[i].events = POLLIN;

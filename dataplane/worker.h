@@ -12,7 +12,10 @@
  * the core that also runs the kernel's receive work starves it, so the
  * default spin is short.) The sleep ends early, with nanosecond precision
  * (ppoll), when a frame held by a shaper becomes sendable; while an egress
- * task waits for TX completions it is bounded to 1 ms.
+ * task waits for TX completions it is bounded to 1 ms. A shaped frame due
+ * within shaper_spin_us is waited for by polling, not sleeping: a sleeping
+ * CPU can wake late (hundreds of microseconds on a virtual machine), and
+ * every late wake-up is latency added to the highest class.
  *
  * Invariant: the two ends of a handoff ring and of a return ring run on the
  * same worker (the gateway's placement guarantees it), so no cross-thread
@@ -49,6 +52,8 @@ struct worker {
 	uint32_t id;
 	int cpu; /* -1: not pinned */
 	uint32_t busy_us;
+	uint64_t
+		shaper_spin_ns; /* a shaped frame due sooner: spin, not sleep */
 	pthread_t thread;
 	bool started;
 	int wake_fd; /* eventfd */
@@ -61,7 +66,8 @@ struct worker {
 	struct worker_counters ctr;
 };
 
-int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us);
+int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
+		uint32_t shaper_spin_us);
 int worker_add_rx(struct worker *w, struct rx_task *t);
 int worker_add_egress(struct worker *w, struct egress_task *t);
 int worker_start(struct worker *w);

@@ -111,7 +111,7 @@ static void run_limited(struct sched *s, uint32_t mask, uint64_t warm,
 			if (!(mask & (1u << c)))
 				continue;
 			st = sched_class_stats(s, c);
-			while (ctr_read(&st->depth_packets) < 32)
+			while (sched_depth_packets(st) < 32)
 				assert_int_equal(enq(s, c, size(c), now), 0);
 		}
 		left = per_step;
@@ -442,8 +442,8 @@ static void test_queue_limits(void **state)
 	assert_int_equal(ctr_read(&st->drops[SCHED_DROP_QUEUE_BYTES]), 0);
 	assert_int_equal(ctr_read(&st->enq_packets), 4);
 	assert_int_equal(ctr_read(&st->enq_bytes), 400);
-	assert_int_equal(ctr_read(&st->depth_packets), 4);
-	assert_int_equal(ctr_read(&st->depth_bytes), 400);
+	assert_int_equal(sched_depth_packets(st), 4);
+	assert_int_equal(sched_depth_bytes(st), 400);
 
 	for (int i = 0; i < 3; i++) /* 3000 is not above 3000 */
 		assert_int_equal(enq(&s, 1, 1000, 0), SCHED_QUEUED);
@@ -452,12 +452,12 @@ static void test_queue_limits(void **state)
 	st = sched_class_stats(&s, 1);
 	assert_int_equal(ctr_read(&st->drops[SCHED_DROP_QUEUE_BYTES]), 2);
 	assert_int_equal(ctr_read(&st->drops[SCHED_DROP_QUEUE_PACKETS]), 0);
-	assert_int_equal(ctr_read(&st->depth_bytes), 3000);
+	assert_int_equal(sched_depth_bytes(st), 3000);
 
 	/* room again after a dequeue; the gauges follow */
 	assert_int_equal(sched_dequeue(&s, out, 16, 0), 7);
-	assert_int_equal(ctr_read(&st->depth_bytes), 0);
-	assert_int_equal(ctr_read(&st->depth_packets), 0);
+	assert_int_equal(sched_depth_bytes(st), 0);
+	assert_int_equal(sched_depth_packets(st), 0);
 	assert_int_equal(ctr_read(&st->sent_packets), 3);
 	assert_int_equal(ctr_read(&st->sent_bytes), 3000);
 	assert_int_equal(enq(&s, 1, 3000, 0), SCHED_QUEUED);
