@@ -139,6 +139,25 @@ static int compile_rule(struct rule_spec *s, const struct qos_rule *q,
 	return 0;
 }
 
+/* Port buckets are the low 8 bits of the port: a rule is in the bucket of
+ * every port of its range (all of them for a range of 256 ports or more,
+ * or no port condition). A superset: the exact range is checked per
+ * candidate; the buckets only keep most rules of other ports from being
+ * candidates at all. */
+static void add_port_buckets(uint64_t *tab, uint16_t lo, uint16_t span,
+			     uint64_t bit)
+{
+	unsigned int k;
+
+	if (span >= 255) {
+		for (k = 0; k < 256; k++)
+			tab[k] |= bit;
+		return;
+	}
+	for (k = 0; k <= span; k++)
+		tab[(lo + k) & 0xff] |= bit;
+}
+
 /* Add rule i to the entries of the tables that it accepts. */
 static void add_to_tables(struct classifier *c, const struct rule_spec *s,
 			  uint32_t i)
@@ -163,6 +182,8 @@ static void add_to_tables(struct classifier *c, const struct rule_spec *s,
 	for (v = 0; v < 4; v++)
 		if ((s->ecn_ok >> v) & 1)
 			c->by_ecn[v] |= bit;
+	add_port_buckets(c->by_sport, s->r.sport_lo, s->r.sport_span, bit);
+	add_port_buckets(c->by_dport, s->r.dport_lo, s->r.dport_span, bit);
 }
 
 int classifier_build(struct classifier *c, const struct qos_policy *p)
@@ -197,7 +218,8 @@ uint8_t classify(const struct classifier *c, const struct pkt_meta *m)
 
 	cand = c->by_flags[m->flags] & c->by_proto[m->proto] &
 	       c->by_op[m->bth_opcode] & c->by_dscp[m->dscp & 63] &
-	       c->by_pcp[m->pcp & 7] & c->by_ecn[m->ecn & 3];
+	       c->by_pcp[m->pcp & 7] & c->by_ecn[m->ecn & 3] &
+	       c->by_sport[m->sport & 0xff] & c->by_dport[m->dport & 0xff];
 	if (!cand)
 		return c->default_class;
 	memcpy(s, m->src, 16);

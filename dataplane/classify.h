@@ -62,6 +62,8 @@ struct classifier {
 	uint64_t by_dscp[64];
 	uint64_t by_pcp[8];
 	uint64_t by_ecn[4];
+	uint64_t by_sport[256]; /* by the low 8 bits of the port */
+	uint64_t by_dport[256];
 	uint8_t class_id[QOS_MAX_RULES];
 	uint32_t n_rules;
 	uint8_t default_class;
