@@ -11,9 +11,11 @@ set -euo pipefail
 source "$(dirname "$0")/../lib/testbed.sh"
 DUR=${DUR:-8}
 # The hosts share this machine's two cores with the gateway; on a real
-# network they are other machines. Run them at the lowest priority so that
-# they do not delay the gateway's threads.
-FG="nice -n 19 $XDPLANE_BUILD/tests/tools/flowgen"
+# network they are other machines. So the gateway gets CPU 0 (one worker,
+# workers.cpus [0]) and the hosts get CPU 1, at the lowest priority: their
+# sends, and the kernel's receive work they trigger on the gateway's ports,
+# run there and not on the gateway's core.
+FG="taskset -c 1 nice -n 19 $XDPLANE_BUILD/tests/tools/flowgen"
 tb_init
 tb_build
 
@@ -22,6 +24,7 @@ ports:
   - interface: gw0
   - interface: gw1
     rate: 100Mbit
+workers: {cpus: [0]}
 classes:
   - name: roce
     level: 1
@@ -42,6 +45,7 @@ ports:
   - interface: gw0
   - interface: gw1
     rate: 100Mbit
+workers: {cpus: [0]}
 YAML
 
 # run NAME CONFIG WITH_STORAGE: start the gateway, run the flows, stop it.
