@@ -154,6 +154,7 @@ static json_t *port_json(struct gateway *gw, int port,
 		"tx_kick_errors", (json_int_t)s.tx_kick_errors,
 		"foreign_frames", (json_int_t)s.foreign_frames, "drops", d,
 		"xdp", v, "xsk", x);
+	json_object_set_new(o, "fill_wakeups", json_integer(s.fill_wakeups));
 	json_object_set_new(o, "malformed", m);
 	json_object_set_new(o, "classes", classes_json(gw, port, pol));
 	return o;

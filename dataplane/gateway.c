@@ -241,7 +241,6 @@ static int setup_tasks(struct gateway *gw)
 				   gw->max_frame);
 		if (err)
 			return err;
-		gw->rx[u].port = p;
 		rx_task_add_return(&gw->rx[u], &gw->ret[u]);
 		err = egress_task_init(&gw->eg[u], &gw->port[1 - p].q[q],
 				       &gw->umem, gw->p.batch, &gw->p.qos,
@@ -505,6 +504,7 @@ void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s)
 			s->drop_invalid_desc += ctr_read(&c->drop_invalid_desc);
 			s->drop_multibuf += ctr_read(&c->drop_multibuf);
 			s->drop_malformed += ctr_read(&c->drop_malformed);
+			s->fill_wakeups += ctr_read(&c->fill_wakeups);
 			for (int r = 1; r < PKT_MALFORMED_MAX; r++)
 				s->malformed[r] += ctr_read(&c->malformed[r]);
 		} else {

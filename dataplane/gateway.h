@@ -58,6 +58,7 @@ struct gw_port_stats {
 	uint64_t drop_malformed; /* malformed and policy drop */
 	uint64_t malformed[PKT_MALFORMED_MAX]; /* by reason, whatever policy */
 	uint64_t tx_kicks, tx_kick_errors, foreign_frames;
+	uint64_t fill_wakeups; /* recvfrom() to wake the driver for fill */
 	uint64_t verdicts[STEER_V_MAX];
 	struct xdp_statistics xsk; /* summed over the port's sockets */
 };

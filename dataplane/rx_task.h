@@ -55,7 +55,6 @@ struct rx_task {
 	uint32_t n_ret;
 	uint32_t batch;
 	uint32_t max_len; /* largest frame a descriptor may carry */
-	uint32_t port; /* index of its port in the pair */
 	struct rx_counters ctr;
 };
 

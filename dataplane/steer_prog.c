@@ -199,7 +199,6 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		goto fail;
 	}
 	sp->attached = true;
-	sp->replaced_stale = old_id != 0;
 	if (old_id)
 		log_warn("%s: replaced a stale xdplane program (id %u) left "
 			 "by a previous run",

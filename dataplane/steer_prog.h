@@ -39,7 +39,6 @@ struct steer_prog {
 	int ifindex;
 	uint32_t attach_flags; /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	bool attached;
-	bool replaced_stale; /* a crashed run's program was replaced */
 };
 
 enum steer_mode_req {

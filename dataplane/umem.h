@@ -38,7 +38,6 @@ struct umem_area {
 	uint32_t n_frames; /* n_parts << part_shift */
 	uint32_t n_parts;
 	uint32_t part_shift; /* log2(frames per partition) */
-	bool hugepages;
 };
 
 /* Map the area: n_parts partitions of the largest power of two of frames

@@ -100,7 +100,6 @@ static void sleep_until_work(struct worker *w, uint64_t now)
 	}
 	w->pfds[n].fd = w->wake_fd;
 	w->pfds[n].events = POLLIN;
-	ctr_add(&w->ctr.sleeps, 1);
 	if (ppoll(w->pfds, n + 1, &ts, NULL) > 0 &&
 	    (w->pfds[n].revents & POLLIN))
 		(void)!read(w->wake_fd, &v, sizeof(v));
@@ -124,11 +123,10 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t busy_ns = (uint64_t)w->busy_us * 1000, idle_since = 0;
-	uint64_t passes = 0, now;
+	uint64_t now;
 
 	while (atomic_load_explicit(&w->state, memory_order_acquire) ==
 	       WORKER_RUN) {
-		passes++;
 		if (run_tasks(w)) {
 			idle_since = 0;
 			continue;
@@ -142,12 +140,9 @@ static void *worker_main(void *arg)
 			cpu_relax();
 			continue;
 		}
-		ctr_add(&w->ctr.passes, passes);
-		passes = 0;
 		sleep_until_work(w, now);
 		idle_since = 0;
 	}
-	ctr_add(&w->ctr.passes, passes);
 	drain(w);
 	return NULL;
 }

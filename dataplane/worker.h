@@ -43,11 +43,6 @@ enum worker_state {
 	WORKER_STOP, /* finish what is in flight (bounded), then exit */
 };
 
-struct worker_counters {
-	ctr_t passes; /* loop passes */
-	ctr_t sleeps; /* times it blocked in poll() */
-} __cacheline_aligned;
-
 struct worker {
 	uint32_t id;
 	int cpu; /* -1: not pinned */
@@ -63,7 +58,6 @@ struct worker {
 	struct egress_task *eg[WORKER_MAX_TASKS];
 	uint32_t n_eg;
 	struct pollfd pfds[WORKER_MAX_TASKS + 1];
-	struct worker_counters ctr;
 };
 
 int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
