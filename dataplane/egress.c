@@ -10,7 +10,8 @@
 
 int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 		     const struct umem_area *umem, uint32_t batch,
-		     const struct qos_policy *pol, int port)
+		     const struct qos_policy *pol, int port,
+		     uint32_t max_queued)
 {
 	struct timespec ts;
 
@@ -19,9 +20,11 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 	t->umem = umem;
 	t->batch = MIN(batch, EGRESS_MAX_BATCH);
 	t->copy_mode = !xq->zerocopy;
+	t->port = port;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return sched_init(&t->sched, pol, port,
-			  (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec);
+	return sched_init_reloadable(&t->sched, pol, port, max_queued,
+				     (uint64_t)ts.tv_sec * 1000000000ull +
+					     ts.tv_nsec);
 }
 
 void egress_task_fini(struct egress_task *t)
@@ -167,6 +170,18 @@ uint32_t egress_task_poll(struct egress_task *t)
 		work += reap_completions(t);
 	}
 	return work + got;
+}
+
+int egress_task_reconfigure(struct egress_task *t, const struct qos_policy *pol)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	while (take_handoffs(t, now))
+		;
+	return sched_reconfigure(&t->sched, pol, t->port, now);
 }
 
 static void census_desc(const struct frame_desc *d, void *arg)

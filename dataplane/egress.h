@@ -52,15 +52,29 @@ struct egress_task {
 	uint32_t batch;
 	uint32_t outstanding; /* submitted to TX, not completed yet */
 	bool copy_mode;
+	int port; /* egress port of the pair, 0 or 1 */
 	struct log_ratelimit kick_rl;
 	struct egress_counters ctr;
 	struct sched sched;
 };
 
-/* The scheduler is built from `pol` for egress port `port` (0 or 1). */
+/* The scheduler is built from `pol` for egress port `port` (0 or 1).
+ * max_queued: the frames the task's producers own in all (their UMEM
+ * partitions); with it the scheduler is reloadable (tc_sched.h), 0: not. */
 int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 		     const struct umem_area *umem, uint32_t batch,
-		     const struct qos_policy *pol, int port);
+		     const struct qos_policy *pol, int port,
+		     uint32_t max_queued);
+
+/* Live reload, by the owner thread: first every frame waiting in the input
+ * handoff rings enters the scheduler under the policy it was classified
+ * with, then the scheduler takes the new policy (sched_reconfigure). The
+ * caller guarantees that the producers of the input rings (RX tasks) are
+ * quiescent -- they run on the same thread -- and switch to the new
+ * classifier before they run again. Returns 0 or sched_reconfigure()'s
+ * error (the old policy stays). */
+int egress_task_reconfigure(struct egress_task *t,
+			    const struct qos_policy *pol);
 void egress_task_fini(struct egress_task *t);
 int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 			  uint32_t owner, struct return_ring *ret);

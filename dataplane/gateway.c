@@ -15,11 +15,13 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <urcu/urcu-qsbr.h>
 #include "classify.h"
 #include "egress.h"
 #include "frame.h"
 #include "gateway.h"
 #include "log.h"
+#include "policy.h"
 #include "rx_task.h"
 #include "steer_prog.h"
 #include "umem.h"
@@ -43,7 +45,9 @@ struct gw_port {
 struct gateway {
 	struct gw_params p;
 	struct gw_port port[GW_PORTS];
-	struct classifier cls; /* shared read-only by the RX tasks */
+	struct policy_gen *live; /* RCU: published policy generation */
+	struct policy_gen **retired; /* not yet freeable (a worker lagged) */
+	uint32_t n_retired;
 	struct umem_area umem;
 	struct xsk_umem_reg reg;
 	bool zerocopy;
@@ -237,14 +241,14 @@ static int setup_tasks(struct gateway *gw)
 		    return_ring_init(&gw->ret[u], per_part))
 			return -ENOMEM;
 		err = rx_task_init(&gw->rx[u], &gw->port[p].q[q], &gw->umem, u,
-				   &gw->cls, &gw->ho[u], gw->p.batch,
+				   &gw->live->cls, &gw->ho[u], gw->p.batch,
 				   gw->max_frame);
 		if (err)
 			return err;
 		rx_task_add_return(&gw->rx[u], &gw->ret[u]);
 		err = egress_task_init(&gw->eg[u], &gw->port[1 - p].q[q],
-				       &gw->umem, gw->p.batch, &gw->p.qos,
-				       1 - p);
+				       &gw->umem, gw->p.batch, &gw->live->qos,
+				       1 - p, per_part);
 		if (err)
 			return err;
 		err = egress_task_add_input(&gw->eg[u], &gw->ho[u], u,
@@ -278,7 +282,7 @@ static int setup_workers(struct gateway *gw)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < gw->n_workers; i++) {
 		err = worker_init(&gw->w[i], i, cpus[i], gw->p.busy_us,
-				  gw->p.shaper_spin_us);
+				  gw->p.shaper_spin_us, &gw->live);
 		if (err)
 			return err;
 	}
@@ -304,6 +308,46 @@ static int setup_workers(struct gateway *gw)
 		}
 	}
 	return 0;
+}
+
+/* A new policy generation: validated for both egress ports, classifier
+ * compiled. NULL and errbuf filled when the policy is refused. */
+static struct policy_gen *policy_gen_new(const struct qos_policy *qos,
+					 uint64_t gen, char *errbuf,
+					 size_t errlen)
+{
+	struct policy_gen *g =
+		aligned_alloc(CACHELINE, (sizeof(*g) + CACHELINE - 1) &
+						 ~(size_t)(CACHELINE - 1));
+	int err;
+
+	if (!g) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	memset(g, 0, sizeof(*g));
+	g->gen = gen;
+	g->qos = *qos;
+	for (int port = 0; port < GW_PORTS; port++) {
+		err = sched_check_policy(qos, port);
+		if (err) {
+			snprintf(errbuf, errlen,
+				 "the class policy is invalid for egress port "
+				 "%d: %s",
+				 port, strerror(-err));
+			free(g);
+			return NULL;
+		}
+	}
+	err = classifier_build(&g->cls, qos);
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "invalid classification rules (rule %d)",
+			 g->cls.err_rule);
+		free(g);
+		return NULL;
+	}
+	return g;
 }
 
 struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
@@ -335,13 +379,9 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 		if (err)
 			goto fail;
 	}
-	err = classifier_build(&gw->cls, &p->qos);
-	if (err) {
-		snprintf(errbuf, errlen,
-			 "invalid classification rules (rule %d)",
-			 gw->cls.err_rule);
+	gw->live = policy_gen_new(&p->qos, 1, errbuf, errlen);
+	if (!gw->live)
 		goto fail;
-	}
 	err = umem_area_init(&gw->umem, p->umem_frames, p->frame_size,
 			     gw->n_units);
 	if (err) {
@@ -379,15 +419,8 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 			 strerror(-err));
 		goto fail;
 	}
-	for (uint32_t i = 0; i < gw->n_workers; i++) {
-		err = worker_start(&gw->w[i]);
-		if (err) {
-			snprintf(errbuf, errlen, "cannot start worker %u: %s",
-				 i, strerror(-err));
-			goto fail;
-		}
-	}
-	/* Last: steer traffic into the sockets. */
+	/* Last: steer traffic into the sockets (it waits in their RX rings
+	 * until gateway_start() starts the workers). */
 	for (int i = 0; i < GW_PORTS; i++) {
 		for (uint32_t q = 0; q < p->queues; q++) {
 			err = xsk_socket__update_xskmap(
@@ -402,12 +435,27 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 			}
 		}
 	}
-	log_info("forwarding started: %s <-> %s", gw->port[0].name,
-		 gw->port[1].name);
 	return gw;
 fail:
 	gateway_close(gw, NULL);
 	return NULL;
+}
+
+int gateway_start(struct gateway *gw, char *errbuf, size_t errlen)
+{
+	int err;
+
+	for (uint32_t i = 0; i < gw->n_workers; i++) {
+		err = worker_start(&gw->w[i]);
+		if (err) {
+			snprintf(errbuf, errlen, "cannot start worker %u: %s",
+				 i, strerror(-err));
+			return err;
+		}
+	}
+	log_info("forwarding started: %s <-> %s", gw->port[0].name,
+		 gw->port[1].name);
+	return 0;
 }
 
 static void census_handoff(const struct frame_desc *d, void *arg)
@@ -486,48 +534,61 @@ void gateway_close(struct gateway *gw, struct gw_census *census)
 	for (int i = 0; i < GW_PORTS; i++)
 		if (gw->port[i].lock_fd >= 0)
 			close(gw->port[i].lock_fd);
+	for (uint32_t i = 0; i < gw->n_retired; i++)
+		free(gw->retired[i]);
+	free(gw->retired);
+	free(gw->live);
 	free(gw);
+}
+
+/* Add the counters of queue q of a port: its RX task (unit port.q), the
+ * egress task that transmits on it (unit other-port.q), its socket. */
+static void add_queue_stats(struct gateway *gw, int port, uint32_t q,
+			    struct gw_port_stats *s)
+{
+	const struct rx_counters *rc = &gw->rx[port * gw->p.queues + q].ctr;
+	const struct egress_counters *ec =
+		&gw->eg[(1 - port) * gw->p.queues + q].ctr;
+	struct xdp_statistics xs;
+
+	s->rx_packets += ctr_read(&rc->packets);
+	s->rx_bytes += ctr_read(&rc->bytes);
+	s->drop_handoff_full += ctr_read(&rc->drop_handoff_full);
+	s->drop_invalid_desc += ctr_read(&rc->drop_invalid_desc);
+	s->drop_multibuf += ctr_read(&rc->drop_multibuf);
+	s->drop_malformed += ctr_read(&rc->drop_malformed);
+	s->fill_wakeups += ctr_read(&rc->fill_wakeups);
+	for (int r = 1; r < PKT_MALFORMED_MAX; r++)
+		s->malformed[r] += ctr_read(&rc->malformed[r]);
+	s->tx_packets += ctr_read(&ec->packets);
+	s->tx_bytes += ctr_read(&ec->bytes);
+	s->tx_kicks += ctr_read(&ec->kicks);
+	s->tx_kick_errors += ctr_read(&ec->kick_errors);
+	s->foreign_frames += ctr_read(&ec->foreign_frames);
+	if (xsk_queue_stats(&gw->port[port].q[q], &xs))
+		return;
+	s->xsk.rx_dropped += xs.rx_dropped;
+	s->xsk.rx_invalid_descs += xs.rx_invalid_descs;
+	s->xsk.tx_invalid_descs += xs.tx_invalid_descs;
+	s->xsk.rx_ring_full += xs.rx_ring_full;
+	s->xsk.rx_fill_ring_empty_descs += xs.rx_fill_ring_empty_descs;
+	s->xsk.tx_ring_empty_descs += xs.tx_ring_empty_descs;
 }
 
 void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s)
 {
-	struct xdp_statistics xs;
-
 	memset(s, 0, sizeof(*s));
-	for (uint32_t u = 0; u < gw->n_units; u++) {
-		if ((int)unit_port(gw, u) == port) {
-			const struct rx_counters *c = &gw->rx[u].ctr;
-
-			s->rx_packets += ctr_read(&c->packets);
-			s->rx_bytes += ctr_read(&c->bytes);
-			s->drop_handoff_full += ctr_read(&c->drop_handoff_full);
-			s->drop_invalid_desc += ctr_read(&c->drop_invalid_desc);
-			s->drop_multibuf += ctr_read(&c->drop_multibuf);
-			s->drop_malformed += ctr_read(&c->drop_malformed);
-			s->fill_wakeups += ctr_read(&c->fill_wakeups);
-			for (int r = 1; r < PKT_MALFORMED_MAX; r++)
-				s->malformed[r] += ctr_read(&c->malformed[r]);
-		} else {
-			const struct egress_counters *c = &gw->eg[u].ctr;
-
-			s->tx_packets += ctr_read(&c->packets);
-			s->tx_bytes += ctr_read(&c->bytes);
-			s->tx_kicks += ctr_read(&c->kicks);
-			s->tx_kick_errors += ctr_read(&c->kick_errors);
-			s->foreign_frames += ctr_read(&c->foreign_frames);
-		}
-	}
+	for (uint32_t q = 0; gw->rx && q < gw->p.queues; q++)
+		add_queue_stats(gw, port, q, s);
 	steer_read_verdicts(&gw->port[port].prog, s->verdicts);
-	for (uint32_t q = 0; q < gw->p.queues; q++) {
-		if (xsk_queue_stats(&gw->port[port].q[q], &xs))
-			continue;
-		s->xsk.rx_dropped += xs.rx_dropped;
-		s->xsk.rx_invalid_descs += xs.rx_invalid_descs;
-		s->xsk.tx_invalid_descs += xs.tx_invalid_descs;
-		s->xsk.rx_ring_full += xs.rx_ring_full;
-		s->xsk.rx_fill_ring_empty_descs += xs.rx_fill_ring_empty_descs;
-		s->xsk.tx_ring_empty_descs += xs.tx_ring_empty_descs;
-	}
+}
+
+void gateway_queue_stats(struct gateway *gw, int port, uint32_t q,
+			 struct gw_port_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (gw->rx && q < gw->p.queues)
+		add_queue_stats(gw, port, q, s);
 }
 
 int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
@@ -571,4 +632,87 @@ void gateway_info(const struct gateway *gw, struct gw_info *info)
 const char *gateway_port_name(const struct gateway *gw, int port)
 {
 	return gw->port[port].name;
+}
+
+/* How long a reload waits for every worker to run the new generation. A
+ * running worker switches within one pass, a sleeping one as soon as its
+ * eventfd wakes it; a worker that misses this is stuck, not slow. */
+#define GW_RELOAD_WAIT_NS 2000000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
+		   char *errbuf, size_t errlen)
+{
+	struct policy_gen *old = gw->live, *g, **r;
+	uint64_t deadline;
+	uint32_t lagging;
+
+	g = policy_gen_new(qos, old->gen + 1, errbuf, errlen);
+	if (!g)
+		return -EINVAL;
+	rcu_assign_pointer(gw->live, g);
+	for (uint32_t i = 0; gw->w && i < gw->n_workers; i++)
+		worker_wake(&gw->w[i]);
+	urcu_qsbr_synchronize_rcu();
+	deadline = mono_ns() + GW_RELOAD_WAIT_NS;
+	for (;;) {
+		lagging = 0;
+		for (uint32_t i = 0; gw->w && i < gw->n_workers; i++)
+			lagging += gw->w[i].started &&
+				   worker_applied_gen(&gw->w[i]) != g->gen;
+		if (!lagging || mono_ns() > deadline)
+			break;
+		sleep_ms(1);
+	}
+	if (!lagging) {
+		free(old);
+		return 0;
+	}
+	/* keep the old generation until close: a lagging worker may still
+	 * hold it */
+	r = realloc(gw->retired, (gw->n_retired + 1) * sizeof(*r));
+	if (r) {
+		gw->retired = r;
+		gw->retired[gw->n_retired++] = old;
+	}
+	snprintf(errbuf, errlen,
+		 "%u worker%s did not take generation %llu within %llu ms",
+		 lagging, lagging > 1 ? "s" : "", (unsigned long long)g->gen,
+		 (unsigned long long)(GW_RELOAD_WAIT_NS / 1000000));
+	return -ETIMEDOUT;
+}
+
+const struct qos_policy *gateway_policy(const struct gateway *gw)
+{
+	return &gw->live->qos;
+}
+
+uint64_t gateway_generation(const struct gateway *gw)
+{
+	return gw->live->gen;
+}
+
+uint32_t gateway_queues(const struct gateway *gw)
+{
+	return gw->p.queues;
+}
+
+void gateway_queue_placement(const struct gateway *gw, int port, uint32_t q,
+			     int *worker, int *cpu)
+{
+	uint32_t u = (uint32_t)port * gw->p.queues + q;
+
+	*worker = -1;
+	*cpu = -1;
+	if (!gw->w || u >= gw->n_units)
+		return;
+	*worker = (int)(u % gw->n_workers);
+	*cpu = gw->w[*worker].cpu;
 }

@@ -11,15 +11,24 @@
  * unit and always run on the same worker; units are dealt round-robin to
  * the workers (one per CPU in params.cpus, at most one per unit).
  *
- * Life cycle (control thread only): gateway_open() sets everything up and
- * starts forwarding (log line "forwarding started"); gateway_stop() moves
+ * Life cycle (control thread only): gateway_open() sets everything up --
+ * the privileged part: programs, UMEM, sockets, XSKMAP entries -- and
+ * gateway_start() starts the workers (log line "forwarding started"; the
+ * process may drop its capabilities in between, and must, because threads
+ * inherit them); gateway_stop() moves
  * the sockets out of the XSKMAPs (frames take the failure path: in-kernel
  * forwarding when fail-open), lets the workers drain and stops them;
  * gateway_close() takes the frame census, detaches the programs and frees
  * everything.
  *
- * Readers of statistics (gateway_port_stats) may run on any thread at any
- * time between open and close; they only read single-writer counters.
+ * Live reload: gateway_reload() publishes a new traffic policy (policy.h):
+ * classes, rates, weights, limits, ECN, rules. Everything else is fixed
+ * for the life of the gateway.
+ *
+ * Readers of statistics (gateway_*_stats) run on the control thread (the
+ * thread that reloads), between open and close; they only read
+ * single-writer counters. Class counters move between slots during a
+ * reload, which is why they must not be read while one is under way.
  */
 #ifndef XDPLANE_GATEWAY_H
 #define XDPLANE_GATEWAY_H
@@ -88,9 +97,27 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 /* Stop forwarding: sockets leave the XSKMAPs, workers drain and exit.
  * Statistics stay readable until gateway_close(). Idempotent. */
 void gateway_stop(struct gateway *gw);
+/* Start the workers. 0, or -errno and errbuf filled (then close). */
+int gateway_start(struct gateway *gw, char *errbuf, size_t errlen);
+/* Replace the traffic policy without losing a frame (policy.h). Returns
+ * once every worker runs it: 0; -EINVAL (errbuf says why) when the policy
+ * is refused and nothing changed; -ETIMEDOUT when a worker did not switch
+ * within 2 s (the policy is published and it will switch when it runs). */
+int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
+		   char *errbuf, size_t errlen);
+/* The policy in force and its generation (1 at open, +1 per reload). */
+const struct qos_policy *gateway_policy(const struct gateway *gw);
+uint64_t gateway_generation(const struct gateway *gw);
+uint32_t gateway_queues(const struct gateway *gw);
+/* Worker (and its CPU, -1 if not pinned) that runs RX of (port, q). */
+void gateway_queue_placement(const struct gateway *gw, int port, uint32_t q,
+			     int *worker, int *cpu);
 /* Stop if needed, take the census (when asked), detach, free. */
 void gateway_close(struct gateway *gw, struct gw_census *census);
 void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s);
+/* One queue of a port (verdicts, which are per port, stay 0). */
+void gateway_queue_stats(struct gateway *gw, int port, uint32_t q,
+			 struct gw_port_stats *s);
 void gateway_info(const struct gateway *gw, struct gw_info *info);
 
 /* Counters of class `class_id` on egress port `port`, summed over queues

@@ -136,4 +136,18 @@ static inline uint64_t tb_ready_ns(const struct tbucket *tb, uint64_t now_ns)
 	return now_ns + (need + tb->mult - 1) / tb->mult;
 }
 
+/* Live reload: `nb`, just set up with the new rate and burst, takes over
+ * the level of the running bucket `ob` -- refilled at the old rate up to
+ * now_ns, tokens (or debt) kept, cut to the new burst -- and refills at the
+ * new rate from then on. */
+static inline void tb_carry(struct tbucket *nb, const struct tbucket *ob,
+			    uint64_t now_ns)
+{
+	struct tbucket t = *ob;
+
+	tb_refill(&t, now_ns);
+	nb->tokens = t.tokens < nb->burst ? t.tokens : nb->burst;
+	nb->last_ns = t.last_ns > nb->last_ns ? t.last_ns : nb->last_ns;
+}
+
 #endif

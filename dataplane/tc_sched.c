@@ -9,6 +9,12 @@
 
 #define SCHED_SEED 0x7864706c616e6573ull /* "xdplanes" */
 
+/* sched_reconfigure()'s work area, allocated with the scheduler. */
+struct sched_scratch {
+	struct sched layout;
+	struct sched_class_stats st[QOS_MAX_CLASSES];
+};
+
 static uint32_t pow2_ceil(uint32_t v)
 {
 	return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
@@ -49,18 +55,26 @@ void sched_seed(struct sched *s, uint64_t seed)
 	ecn_rng_seed(&s->rng, seed);
 }
 
-int sched_init(struct sched *s, const struct qos_policy *pol, int port,
-	       uint64_t now_ns)
+/* A reloadable scheduler's rings hold cap frames: no limit above that. */
+static void cut_limits(struct sched *s)
+{
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		s->cl[i].limit_packets = MIN(s->cl[i].limit_packets, s->cap);
+}
+
+/* Everything but the rings and the counters, from the policy, into a
+ * zeroed *s: slots, levels, masks, buckets (full at now_ns), RED, names. */
+static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
+			uint64_t now_ns)
 {
 	const struct qos_port *pp;
 	uint8_t order[QOS_MAX_CLASSES];
-	size_t total = 0, off = 0;
 	uint32_t n, i, j;
 	int err;
 
-	memset(s, 0, sizeof(*s));
 	if (port < 0 || port > 1 || !pol->n_classes ||
-	    pol->n_classes > QOS_MAX_CLASSES)
+	    pol->n_classes > QOS_MAX_CLASSES ||
+	    pol->default_class >= pol->n_classes)
 		return -EINVAL;
 	pp = &pol->port[port];
 	if (pp->overhead > SCHED_MAX_OVERHEAD)
@@ -102,8 +116,8 @@ int sched_init(struct sched *s, const struct qos_policy *pol, int port,
 		c->quantum = qc->quantum;
 		c->limit_packets = qc->limit_packets;
 		c->limit_bytes = qc->limit_bytes;
-		c->mask = pow2_ceil(qc->limit_packets) - 1;
-		total += (size_t)c->mask + 1;
+		memcpy(s->name[i], qc->name, QOS_NAME_MAX);
+		s->name[i][QOS_NAME_MAX - 1] = '\0';
 
 		err = class_rate(qc->ceil_bps, qc->ceil_share, pp->rate_bps,
 				 &ceil);
@@ -130,23 +144,259 @@ int sched_init(struct sched *s, const struct qos_policy *pol, int port,
 	/* the DRR turn starts "before" the first slot of each level */
 	for (i = 0; i < s->n_levels; i++)
 		s->drr_pos[i] = (uint8_t)(31 - __builtin_clz(s->level_mask[i]));
+	s->default_slot = s->slot_of[pol->default_class];
+	return 0;
+}
 
+int sched_init_reloadable(struct sched *s, const struct qos_policy *pol,
+			  int port, uint32_t max_queued, uint64_t now_ns)
+{
+	size_t total = 0, off = 0;
+	uint32_t i, rings;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if (max_queued > SCHED_MAX_QUEUE_PACKETS)
+		return -EINVAL;
+	err = sched_layout(s, pol, port, now_ns);
+	if (err)
+		return err;
+	s->cap = max_queued ? pow2_ceil(max_queued) : 0;
+	if (s->cap) {
+		s->scratch = aligned_alloc(CACHELINE, sizeof(*s->scratch));
+		if (!s->scratch)
+			return -ENOMEM;
+		cut_limits(s);
+	}
+	/* reloadable: a ring of cap entries per possible class, so a reload
+	 * never allocates; else one ring per class sized by its limit */
+	rings = s->cap ? QOS_MAX_CLASSES : s->n_slots;
+	for (i = 0; i < rings; i++)
+		total += s->cap ? s->cap : pow2_ceil(s->cl[i].limit_packets);
 	s->mem = malloc(total * sizeof(*s->mem));
-	if (!s->mem)
+	if (!s->mem) {
+		free(s->scratch);
+		s->scratch = NULL;
 		return -ENOMEM;
+	}
 	memset(s->mem, 0, total * sizeof(*s->mem)); /* fault the pages in now */
-	for (i = 0; i < n; i++) {
-		s->cl[i].ring = s->mem + off;
-		off += (size_t)s->cl[i].mask + 1;
+	for (i = 0; i < rings; i++) {
+		uint32_t size =
+			s->cap ? s->cap : pow2_ceil(s->cl[i].limit_packets);
+
+		s->rings[i] = s->mem + off;
+		off += size;
+		if (i < s->n_slots) {
+			s->cl[i].ring = s->rings[i];
+			s->cl[i].mask = size - 1;
+		}
 	}
 	sched_seed(s, SCHED_SEED ^ (uint64_t)port);
+	return 0;
+}
+
+int sched_init(struct sched *s, const struct qos_policy *pol, int port,
+	       uint64_t now_ns)
+{
+	return sched_init_reloadable(s, pol, port, 0, now_ns);
+}
+
+int sched_check_policy(const struct qos_policy *pol, int port)
+{
+	struct sched *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	err = sched_layout(s, pol, port, 0);
+	free(s);
+	return err;
+}
+
+/* Append the queued frames of a ring to class c; returns their bytes. */
+static uint64_t move_frames(struct sched_class *c, const struct sched_entry *r,
+			    uint32_t mask, uint32_t head, uint32_t tail)
+{
+	uint64_t bytes = 0;
+
+	for (uint32_t k = head; k != tail; k++) {
+		c->ring[c->tail++ & c->mask] = r[k & mask];
+		bytes += r[k & mask].d.len;
+	}
+	return bytes;
+}
+
+/* Relaxed stores: a reader may look at the counters at any time. */
+static void stats_move(struct sched_class_stats *dst,
+		       const struct sched_class_stats *src)
+{
+	const ctr_t *a = (const ctr_t *)src;
+	ctr_t *b = (ctr_t *)dst;
+
+	for (size_t k = 0; k < sizeof(*dst) / sizeof(ctr_t); k++)
+		__atomic_store_n(&b[k], src ? a[k] : 0, __ATOMIC_RELAXED);
+}
+
+/* The old slot whose ring is s->rings[r], or -1. */
+static int ring_holder(const struct sched *s, uint32_t r)
+{
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		if (s->cl[i].ring == s->rings[r])
+			return (int)i;
+	return -1;
+}
+
+int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
+		      uint64_t now_ns)
+{
+	struct sched *n;
+	struct sched_class_stats *old_st;
+	int8_t from[QOS_MAX_CLASSES]; /* new slot -> old slot, -1: new */
+	bool taken[QOS_MAX_CLASSES] = {false}; /* ring r has a new slot */
+	uint64_t moved = 0, moved_bytes = 0;
+	uint32_t i, j, r, def;
+	int err, h;
+
+	if (!s->cap || !s->scratch)
+		return -EOPNOTSUPP;
+	n = &s->scratch->layout;
+	old_st = s->scratch->st;
+	memset(n, 0, sizeof(*n));
+	err = sched_layout(n, pol, port, now_ns);
+	if (err)
+		return err;
+	def = n->default_slot;
+	n->cap = s->cap;
+	cut_limits(n);
+
+	/* a class is the same class across a reload when its name is */
+	for (j = 0; j < n->n_slots; j++) {
+		from[j] = -1;
+		for (i = 0; i < s->n_slots; i++)
+			if (!strcmp(n->name[j], s->name[i]))
+				from[j] = (int8_t)i;
+	}
+	/* survivors keep their ring, queue, deficit and bucket levels */
+	for (j = 0; j < n->n_slots; j++) {
+		struct sched_class *nc = &n->cl[j], *oc;
+
+		if (from[j] < 0)
+			continue;
+		oc = &s->cl[from[j]];
+		nc->ring = oc->ring;
+		nc->mask = oc->mask;
+		nc->head = oc->head;
+		nc->tail = oc->tail;
+		nc->deficit = MIN(oc->deficit, nc->quantum);
+		if ((n->ceil_mask >> j & 1) && (s->ceil_mask >> from[j] & 1))
+			tb_carry(&nc->ceil, &oc->ceil, now_ns);
+		if ((n->min_mask >> j & 1) && (s->min_mask >> from[j] & 1))
+			tb_carry(&nc->min, &oc->min, now_ns);
+		oc->head = oc->tail; /* handed over */
+		for (r = 0; r < QOS_MAX_CLASSES; r++)
+			taken[r] |= s->rings[r] == nc->ring;
+	}
+	/* A new default class adopts a free ring, or a removed class's ring
+	 * with its frames in place; then the frames of every other removed
+	 * class move to the default class; then the other new classes take
+	 * the rings left (all empty by now). Frames the default class did
+	 * not have before count as enqueued there. */
+	if (from[def] < 0) {
+		struct sched_class *nc = &n->cl[def];
+
+		for (r = 0; taken[r]; r++)
+			;
+		taken[r] = true;
+		nc->ring = s->rings[r];
+		nc->mask = s->cap - 1;
+		h = ring_holder(s, r);
+		if (h >= 0) {
+			nc->head = s->cl[h].head;
+			nc->tail = s->cl[h].tail;
+			moved += nc->tail - nc->head;
+			for (uint32_t k = nc->head; k != nc->tail; k++)
+				moved_bytes += nc->ring[k & nc->mask].d.len;
+			s->cl[h].head = s->cl[h].tail;
+		}
+	}
+	for (i = 0; i < s->n_slots; i++) {
+		struct sched_class *oc = &s->cl[i];
+
+		if (oc->head == oc->tail)
+			continue; /* handed over, adopted, or empty */
+		moved += oc->tail - oc->head;
+		moved_bytes += move_frames(&n->cl[def], oc->ring, oc->mask,
+					   oc->head, oc->tail);
+		oc->head = oc->tail;
+	}
+	for (j = 0; j < n->n_slots; j++) {
+		struct sched_class *nc = &n->cl[j];
+
+		if (nc->ring)
+			continue;
+		for (r = 0; taken[r]; r++)
+			;
+		taken[r] = true;
+		nc->ring = s->rings[r];
+		nc->mask = s->cap - 1;
+	}
+	/* every queued frame's meta names its new class id; bytes and the
+	 * active mask follow the queues */
+	for (j = 0; j < n->n_slots; j++) {
+		struct sched_class *nc = &n->cl[j];
+		uint64_t bytes = 0;
+
+		for (uint32_t k = nc->head; k != nc->tail; k++) {
+			struct sched_entry *e = &nc->ring[k & nc->mask];
+
+			e->d.meta = (e->d.meta &
+				     ~(0xfu << SCHED_META_CLASS_SHIFT)) |
+				    (uint32_t)nc->id << SCHED_META_CLASS_SHIFT;
+			bytes += e->d.len;
+		}
+		nc->bytes = (uint32_t)bytes;
+		if (nc->head != nc->tail)
+			n->active |= 1u << j;
+	}
+	if (s->port_shaped && n->port_shaped)
+		tb_carry(&n->port, &s->port, now_ns);
+
+	/* counters follow their class */
+	memcpy(old_st, s->st, sizeof(s->st));
+	for (j = 0; j < QOS_MAX_CLASSES; j++)
+		stats_move(&s->st[j], j < n->n_slots && from[j] >= 0
+					      ? &old_st[from[j]]
+					      : NULL);
+	ctr_add(&s->st[def].enq_packets, moved);
+	ctr_add(&s->st[def].enq_bytes, moved_bytes);
+	ctr_add(&s->reload_requeued, moved);
+
+	/* the new layout replaces the old; memory, RNG, counters stay */
+	s->active = n->active;
+	s->ceil_mask = n->ceil_mask;
+	s->min_mask = n->min_mask;
+	s->n_slots = n->n_slots;
+	s->overhead = n->overhead;
+	s->port_shaped = n->port_shaped;
+	s->n_levels = n->n_levels;
+	s->default_slot = n->default_slot;
+	memcpy(s->slot_of, n->slot_of, sizeof(s->slot_of));
+	memcpy(s->slot_level, n->slot_level, sizeof(s->slot_level));
+	memcpy(s->drr_pos, n->drr_pos, sizeof(s->drr_pos));
+	memcpy(s->level_mask, n->level_mask, sizeof(s->level_mask));
+	memcpy(s->name, n->name, sizeof(s->name));
+	s->port = n->port;
+	memcpy(s->cl, n->cl, sizeof(s->cl));
+	ctr_add(&s->reloads, 1);
 	return 0;
 }
 
 void sched_fini(struct sched *s)
 {
 	free(s->mem);
+	free(s->scratch);
 	s->mem = NULL;
+	s->scratch = NULL;
 	s->active = 0;
 	s->backlog = 0;
 }

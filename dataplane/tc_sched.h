@@ -225,12 +225,20 @@ struct sched {
 	uint8_t slot_level[QOS_MAX_CLASSES]; /* dense level index of a slot */
 	uint8_t drr_pos[QOS_MAX_CLASSES]; /* per level: slot holding the turn */
 	uint32_t level_mask[QOS_MAX_CLASSES]; /* per level: its slots */
+	uint8_t default_slot; /* where a reload puts removed classes' frames */
 	uint64_t rng;
 	struct tbucket port;
 	struct sched_entry *mem;
 	ctr_t bad_class; /* frames with a class id the policy lacks */
+	ctr_t reloads; /* sched_reconfigure() calls applied */
+	ctr_t reload_requeued; /* frames moved to the default class by one */
 	struct sched_class cl[QOS_MAX_CLASSES];
 	struct sched_class_stats st[QOS_MAX_CLASSES];
+	/* cold: reload support */
+	uint32_t cap; /* entries per ring when reloadable, else 0 */
+	struct sched_entry *rings[QOS_MAX_CLASSES]; /* every ring in mem */
+	char name[QOS_MAX_CLASSES][QOS_NAME_MAX]; /* class name per slot */
+	struct sched_scratch *scratch; /* reconfigure's work area */
 };
 
 /* Build the scheduler of port `port` (0 or 1) of a pair from the policy; the
@@ -240,6 +248,35 @@ struct sched {
  * thresholds, n_classes 0 or above QOS_MAX_CLASSES) or -ENOMEM. */
 int sched_init(struct sched *s, const struct qos_policy *pol, int port,
 	       uint64_t now_ns);
+/* The same, reloadable: max_queued (> 0) bounds the frames that can ever be
+ * queued at once (the producers' frame count); every class gets a ring of
+ * that capacity (rounded up to a power of two), one per possible class, so
+ * that sched_reconfigure() never allocates. limit_packets above it is cut
+ * to it. */
+int sched_init_reloadable(struct sched *s, const struct qos_policy *pol,
+			  int port, uint32_t max_queued, uint64_t now_ns);
+/* Would sched_init() accept this policy for this port? 0 or -EINVAL. For
+ * the control plane, before it publishes a policy. */
+int sched_check_policy(const struct qos_policy *pol, int port);
+
+/*
+ * Live reload, by the owner thread, between two calls of the hot path:
+ * take the new policy's classes, rates, weights, limits and RED settings
+ * without losing a frame. Classes are matched by name: a class that keeps
+ * its name keeps its queued frames (FIFO order and enqueue times), its
+ * counters, its DWRR deficit (cut to the new quantum) and the levels of its
+ * ceiling, minimum and port buckets (tokens kept, cut to the new burst; a
+ * bucket that did not exist starts full). A removed class's frames move to
+ * the new default class (counted there as enqueued, and in
+ * reload_requeued); a new class starts empty with zero counters. Queues may
+ * exceed their new limits until they drain; nothing is dropped. Returns 0,
+ * -EINVAL (the policy is refused, the scheduler is unchanged) or
+ * -EOPNOTSUPP (not initialised with sched_init_reloadable()).
+ * Readers of the counters must not read during the call: a class's counters
+ * move with it to its new slot.
+ */
+int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
+		      uint64_t now_ns);
 void sched_fini(struct sched *s);
 void sched_seed(struct sched *s, uint64_t seed);
 

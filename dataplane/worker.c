@@ -2,6 +2,7 @@
 /*
  * worker.c - see worker.h.
  */
+#define _LGPL_SOURCE /* inline QSBR quiescent states */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <urcu/urcu-qsbr.h>
 #include "log.h"
 #include "worker.h"
 
@@ -24,7 +26,7 @@ static uint64_t now_ns(void)
 }
 
 int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
-		uint32_t shaper_spin_us)
+		uint32_t shaper_spin_us, struct policy_gen **live)
 {
 	memset(w, 0, sizeof(*w));
 	w->id = id;
@@ -32,6 +34,9 @@ int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
 	w->busy_us = busy_us;
 	w->shaper_spin_ns = (uint64_t)shaper_spin_us * 1000;
 	atomic_init(&w->state, WORKER_RUN);
+	w->live = live;
+	w->gen = live && *live ? (*live)->gen : 0;
+	atomic_init(&w->applied_gen, w->gen);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	return w->wake_fd < 0 ? -errno : 0;
 }
@@ -50,6 +55,33 @@ int worker_add_egress(struct worker *w, struct egress_task *t)
 		return -ENOSPC;
 	w->eg[w->n_eg++] = t;
 	return 0;
+}
+
+/* A newer policy generation is published: switch to it (policy.h). */
+static void take_policy(struct worker *w)
+{
+	struct policy_gen *g;
+	int err;
+
+	if (!w->live)
+		return;
+	g = rcu_dereference(*w->live);
+	if (likely(g->gen == w->gen))
+		return;
+	for (uint32_t i = 0; i < w->n_eg; i++) {
+		err = egress_task_reconfigure(w->eg[i], &g->qos);
+		if (unlikely(err)) {
+			ctr_add(&w->reload_errors, 1);
+			log_err("worker %u: egress task %u kept its old "
+				"policy: "
+				"%s",
+				w->id, i, strerror(-err));
+		}
+	}
+	for (uint32_t i = 0; i < w->n_rx; i++)
+		w->rx[i]->cls = &g->cls;
+	w->gen = g->gen;
+	atomic_store_explicit(&w->applied_gen, g->gen, memory_order_release);
 }
 
 static uint32_t run_tasks(struct worker *w)
@@ -124,10 +156,15 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	uint64_t busy_ns = (uint64_t)w->busy_us * 1000, idle_since = 0;
 	uint64_t now;
+	uint32_t work;
 
+	urcu_qsbr_register_thread();
 	while (atomic_load_explicit(&w->state, memory_order_acquire) ==
 	       WORKER_RUN) {
-		if (run_tasks(w)) {
+		take_policy(w);
+		work = run_tasks(w);
+		urcu_qsbr_quiescent_state();
+		if (work) {
 			idle_since = 0;
 			continue;
 		}
@@ -140,10 +177,13 @@ static void *worker_main(void *arg)
 			cpu_relax();
 			continue;
 		}
+		urcu_qsbr_thread_offline();
 		sleep_until_work(w, now);
+		urcu_qsbr_thread_online();
 		idle_since = 0;
 	}
 	drain(w);
+	urcu_qsbr_unregister_thread();
 	return NULL;
 }
 
@@ -168,6 +208,13 @@ int worker_start(struct worker *w)
 	snprintf(name, sizeof(name), "xdplane-w%u", w->id);
 	pthread_setname_np(w->thread, name);
 	return 0;
+}
+
+void worker_wake(struct worker *w)
+{
+	uint64_t one = 1;
+
+	(void)!write(w->wake_fd, &one, sizeof(one));
 }
 
 void worker_stop(struct worker *w)

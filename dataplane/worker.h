@@ -21,9 +21,18 @@
  * same worker (the gateway's placement guarantees it), so no cross-thread
  * wake-up is needed for them; the eventfd serves stop requests.
  *
+ * Live reload (policy.h): the worker is a QSBR RCU reader of the
+ * gateway's published policy generation (*live). At the top of every pass
+ * it switches to a newer generation -- its egress tasks reconfigure, its RX
+ * tasks take the new classifier -- and stores the generation it runs in
+ * applied_gen (release). Every pass ends in a quiescent state; it is
+ * offline while it sleeps in ppoll, so a sleeping worker never holds up a
+ * grace period (the control thread wakes it through wake_fd to switch).
+ *
  * Ownership: the task lists are set before the thread starts and never
  * change; the thread alone touches its tasks. `state` is written by the
- * control thread (release) and read by the worker (acquire).
+ * control thread (release) and read by the worker (acquire); applied_gen
+ * the other way round.
  */
 #ifndef XDPLANE_WORKER_H
 #define XDPLANE_WORKER_H
@@ -34,6 +43,7 @@
 #include <stdbool.h>
 #include "compiler.h"
 #include "egress.h"
+#include "policy.h"
 #include "rx_task.h"
 
 #define WORKER_MAX_TASKS 32
@@ -53,6 +63,10 @@ struct worker {
 	bool started;
 	int wake_fd; /* eventfd */
 	_Atomic int state;
+	struct policy_gen **live; /* the gateway's published generation */
+	uint64_t gen; /* generation this worker runs (worker only) */
+	_Atomic uint64_t applied_gen; /* = gen, for the control thread */
+	ctr_t reload_errors; /* reconfigurations an egress task refused */
 	struct rx_task *rx[WORKER_MAX_TASKS];
 	uint32_t n_rx;
 	struct egress_task *eg[WORKER_MAX_TASKS];
@@ -60,13 +74,21 @@ struct worker {
 	struct pollfd pfds[WORKER_MAX_TASKS + 1];
 };
 
+/* live: where the gateway publishes its policy generation; the worker
+ * starts on generation *live (already given to its tasks). */
 int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
-		uint32_t shaper_spin_us);
+		uint32_t shaper_spin_us, struct policy_gen **live);
 int worker_add_rx(struct worker *w, struct rx_task *t);
 int worker_add_egress(struct worker *w, struct egress_task *t);
 int worker_start(struct worker *w);
 /* Ask to stop and wait: in-flight frames get up to a second to leave. */
 void worker_stop(struct worker *w);
 void worker_fini(struct worker *w);
+/* Wake a sleeping worker (it then looks for a new generation). */
+void worker_wake(struct worker *w);
+static inline uint64_t worker_applied_gen(struct worker *w)
+{
+	return atomic_load_explicit(&w->applied_gen, memory_order_acquire);
+}
 
 #endif
