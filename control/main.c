@@ -356,6 +356,11 @@ int main(int argc, char **argv)
 		log_err("%s", errbuf);
 		return 1;
 	}
+	if (gateway_start(gw, errbuf, sizeof(errbuf))) {
+		log_err("%s", errbuf);
+		gateway_close(gw, NULL);
+		return 1;
+	}
 	for (;;) {
 		sig = sigwaitinfo(&sigs, NULL);
 		if (sig == SIGINT || sig == SIGTERM)
