@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: BSD-2-Clause */
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * config.c - everything declared in config.h. The text is read once; a
  * yaml_loc pass locates every key (and catches syntax errors and duplicate
@@ -12,17 +12,25 @@
  * The QoS keys (port rates, classes, rules) whose values are text - rates,
  * shares, sizes, prefixes, port ranges - are loaded as strings and parsed
  * here into exact integers; pcp/dscp/ecn, a number or a list, are ignored
- * by the schema and read from the yaml_loc nodes.
+ * by the schema and read from the yaml_loc nodes. So is the metrics
+ * listener ("host:port", numeric only: no name is ever resolved).
+ *
+ * With check_system, the user and the groups named must exist (looked up
+ * with the reentrant getpwnam_r/getgrnam_r, in this thread).
  */
 #include "config.h"
+#include "log.h"
 #include "yaml_loc.h"
 
 #include <arpa/inet.h>
 #include <cyaml/cyaml.h>
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <net/if.h>
+#include <netinet/in.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -47,6 +55,12 @@
 #define QOS_MAX_LEVEL 7
 #define QOS_DEFAULT_NAME "default"
 
+/* Daemon defaults (see xdplane.yaml(5)). */
+#define DEF_CONTROL_SOCKET "/run/xdplane/control.sock"
+#define DEF_METRICS_LISTEN "127.0.0.1:9470"
+#define DEF_LOG_LEVEL LOG_LVL_INFO
+#define RAW_PATH_MAX 256 /* longer socket paths: libcyaml's message */
+
 /* What the text-valued QoS keys accept, for messages. */
 #define SYN_RATE                                                               \
 	"a rate in bits/s: a number with an optional unit bit, kbit, Mbit, "   \
@@ -70,6 +84,13 @@
 #define SYN_ETHERTYPE "an EtherType 0x0600..0xffff, e.g. 0x88b5 or 0x0800"
 #define SYN_OPCODE "a BTH opcode 0..255, e.g. 0x81 (decimal or 0x hex)"
 #define SYN_SET(max) "a number 0.." #max " or a list of them, e.g. [1, 2]"
+#define SYN_SOCKET                                                             \
+	"an absolute path of at most 107 bytes, e.g. "                         \
+	"/run/xdplane/control.sock, or '' for no control socket"
+#define SYN_LISTEN                                                             \
+	"a numeric address and port, host:port or [v6addr]:port, e.g. "        \
+	"127.0.0.1:9470 or [::1]:9470, or '' for no listener"
+#define SYN_ACCOUNT "a name of at most 63 characters, or ''"
 
 /* The file's shape, as libcyaml fills it; absent keys are left 0. */
 struct raw_workers {
@@ -124,6 +145,13 @@ struct raw_rule {
 	struct raw_match match;
 };
 
+struct raw_control {
+	char socket[RAW_PATH_MAX];
+	char socket_group[CONFIG_ACCOUNT_MAX];
+	char metrics_listen[CONFIG_LISTEN_MAX];
+	uint32_t stats_interval_ms;
+};
+
 struct raw_config {
 	struct raw_port *ports;
 	unsigned int ports_count;
@@ -142,6 +170,10 @@ struct raw_config {
 	struct config_umem umem;
 	struct config_poll poll;
 	struct raw_workers workers;
+	struct raw_control control;
+	char user[CONFIG_ACCOUNT_MAX];
+	char group[CONFIG_ACCOUNT_MAX];
+	int log_level;
 };
 
 static const cyaml_strval_t xdp_modes[] = {
@@ -169,6 +201,12 @@ static const cyaml_strval_t nonect_modes[] = {
 static const cyaml_strval_t malformed_modes[] = {
 	{"default", QOS_MALFORMED_DEFAULT},
 	{"drop", QOS_MALFORMED_DROP},
+};
+
+static const cyaml_strval_t log_levels[] = {
+	{"err", LOG_LVL_ERR},	    {"warn", LOG_LVL_WARN},
+	{"notice", LOG_LVL_NOTICE}, {"info", LOG_LVL_INFO},
+	{"debug", LOG_LVL_DEBUG},
 };
 
 #define OPT CYAML_FLAG_OPTIONAL
@@ -264,6 +302,17 @@ static const cyaml_schema_field_t poll_fields[] = {
 	CYAML_FIELD_END,
 };
 
+static const cyaml_schema_field_t control_fields[] = {
+	CYAML_FIELD_STRING("socket", OPT, struct raw_control, socket, 0),
+	CYAML_FIELD_STRING("socket_group", OPT, struct raw_control,
+			   socket_group, 0),
+	CYAML_FIELD_STRING("metrics_listen", OPT, struct raw_control,
+			   metrics_listen, 0),
+	CYAML_FIELD_UINT("stats_interval_ms", OPT, struct raw_control,
+			 stats_interval_ms),
+	CYAML_FIELD_END,
+};
+
 static const cyaml_schema_value_t cpu_schema = {
 	CYAML_VALUE_UINT(CYAML_FLAG_DEFAULT, uint32_t),
 };
@@ -304,6 +353,12 @@ static const cyaml_schema_field_t top_fields[] = {
 			   default_class, 1),
 	CYAML_FIELD_ENUM("malformed", OPT_ENUM, struct raw_config, malformed,
 			 malformed_modes, CYAML_ARRAY_LEN(malformed_modes)),
+	CYAML_FIELD_MAPPING("control", OPT, struct raw_config, control,
+			    control_fields),
+	CYAML_FIELD_STRING("user", OPT, struct raw_config, user, 0),
+	CYAML_FIELD_STRING("group", OPT, struct raw_config, group, 0),
+	CYAML_FIELD_ENUM("log_level", OPT_ENUM, struct raw_config, log_level,
+			 log_levels, CYAML_ARRAY_LEN(log_levels)),
 	CYAML_FIELD_END,
 };
 
@@ -347,6 +402,8 @@ static const struct uint_key uint_keys[] = {
 	UKEY("poll.batch", poll.batch, 64, 1, 256, false, " descriptors"),
 	UKEY("overhead", qos.port[0].overhead, QOS_DEF_OVERHEAD, 0,
 	     QOS_MAX_OVERHEAD, false, " bytes"),
+	UKEY("control.stats_interval_ms", control.stats_interval_ms, 1000, 100,
+	     60000, false, " milliseconds"),
 };
 
 #define CYAML_UNKNOWN_KEY "Unexpected key: " /* libcyaml's words, + key */
@@ -524,21 +581,38 @@ static const char *syntax_of(const char *path)
 	static const struct {
 		const char *key, *syntax;
 	} keys[] = {
-		{"rate", SYN_RATE},	     {"burst", SYN_SIZE},
-		{"ceil", SYN_RATE_PCT},	     {"min", SYN_RATE_PCT},
-		{"ceil_burst", SYN_SIZE},    {"min_burst", SYN_SIZE},
-		{"limit_bytes", SYN_SIZE},   {"kmin", SYN_SIZE},
-		{"kmax", SYN_SIZE},	     {"pmax", SYN_PROB},
-		{"name", SYN_NAME},	     {"class", SYN_NAME},
-		{"default_class", SYN_NAME}, {"ethertype", SYN_ETHERTYPE},
-		{"src", SYN_PREFIX},	     {"dst", SYN_PREFIX},
-		{"proto", SYN_PROTO},	     {"sport", SYN_PORT},
-		{"dport", SYN_PORT},	     {"bth_opcode", SYN_OPCODE},
+		{"rate", SYN_RATE},
+		{"burst", SYN_SIZE},
+		{"ceil", SYN_RATE_PCT},
+		{"min", SYN_RATE_PCT},
+		{"ceil_burst", SYN_SIZE},
+		{"min_burst", SYN_SIZE},
+		{"limit_bytes", SYN_SIZE},
+		{"kmin", SYN_SIZE},
+		{"kmax", SYN_SIZE},
+		{"pmax", SYN_PROB},
+		{"name", SYN_NAME},
+		{"class", SYN_NAME},
+		{"default_class", SYN_NAME},
+		{"ethertype", SYN_ETHERTYPE},
+		{"src", SYN_PREFIX},
+		{"dst", SYN_PREFIX},
+		{"proto", SYN_PROTO},
+		{"sport", SYN_PORT},
+		{"dport", SYN_PORT},
+		{"bth_opcode", SYN_OPCODE},
+		{"socket", SYN_SOCKET},
+		{"metrics_listen", SYN_LISTEN},
+		{"socket_group", SYN_ACCOUNT},
+		{"user", SYN_ACCOUNT},
+		{"group", SYN_ACCOUNT},
 	};
 	const char *key = strrchr(path, '.');
 
 	if (strncmp(path, "ports", 5) && strncmp(path, "classes", 7) &&
-	    strncmp(path, "rules", 5) && strcmp(path, "default_class"))
+	    strncmp(path, "rules", 5) && strcmp(path, "default_class") &&
+	    strncmp(path, "control.", 8) && strcmp(path, "user") &&
+	    strcmp(path, "group"))
 		return NULL;
 	key = key ? key + 1 : path;
 	for (size_t i = 0; i < CYAML_ARRAY_LEN(keys); i++)
@@ -1933,6 +2007,294 @@ static int load_qos(const struct load_ctx *c, const struct raw_config *raw,
 		    QOS_DEFAULT_NAME);
 }
 
+/*
+ * The daemon's keys: control socket, metrics listener, user and group,
+ * log level.
+ */
+
+/* No control characters: dump_control() quotes these strings as they are. */
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* A user or group name as /etc/passwd and /etc/group can hold one. */
+static bool valid_account(const char *s)
+{
+	return printable(s) && !strpbrk(s, " :,/");
+}
+
+/* 1 if the user (or group) exists, 0 if not, -errno if the lookup failed. */
+static int account_lookup(const char *name, bool is_group)
+{
+	size_t size = 4096;
+	char *buf = NULL, *grown;
+	struct passwd pw, *pw_res;
+	struct group gr, *gr_res;
+	void *found;
+	int rc;
+
+	for (;;) {
+		grown = realloc(buf, size);
+		if (!grown) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = grown;
+		found = NULL;
+		if (is_group) {
+			rc = getgrnam_r(name, &gr, buf, size, &gr_res);
+			found = gr_res;
+		} else {
+			rc = getpwnam_r(name, &pw, buf, size, &pw_res);
+			found = pw_res;
+		}
+		if (rc != ERANGE || size >= (1u << 20))
+			break;
+		size *= 2;
+	}
+	free(buf);
+	if (found)
+		return 1;
+	/* "not found" may come back as 0 or as one of these */
+	if (!rc || rc == ENOENT || rc == ESRCH || rc == EBADF || rc == EPERM)
+		return 0;
+	return -rc;
+}
+
+/* A user or group name at path, copied into dst (as large as the raw
+ * field); "" or absent leaves dst "". */
+static int load_account(const struct load_ctx *c, const char *path,
+			const char *name, bool is_group, bool check_system,
+			char *dst, size_t size)
+{
+	const char *what = is_group ? "group" : "user";
+	char got[64];
+	struct key k;
+	int rc;
+
+	if (!key_at(c, &k, "%s", path) || !*name)
+		return 0;
+	if (!valid_account(name)) {
+		got_text(k.n, got, sizeof(got));
+		return fail(c, k.n->val,
+			    "%s: not a valid %s name (got %s); names have no "
+			    "spaces, ':', ',', '/' or control characters",
+			    path, what, got);
+	}
+	if (check_system) {
+		rc = account_lookup(name, is_group);
+		if (!rc)
+			return fail(c, k.n->val,
+				    "%s: no such %s '%s'; check the name with "
+				    "'getent %s %s'",
+				    path, what, name,
+				    is_group ? "group" : "passwd", name);
+		if (rc < 0)
+			return fail(c, k.n->val,
+				    "%s: cannot look up the %s '%s': %s", path,
+				    what, name, strerror(-rc));
+	}
+	snprintf(dst, size, "%s", name);
+	return 0;
+}
+
+static int load_socket(const struct load_ctx *c, const struct raw_control *r,
+		       struct config_control *ctl)
+{
+	size_t len = strlen(r->socket);
+	char got[64];
+	struct key k;
+
+	if (!key_at(c, &k, "control.socket")) {
+		snprintf(ctl->socket, sizeof(ctl->socket), "%s",
+			 DEF_CONTROL_SOCKET);
+		return 0;
+	}
+	if (!len)
+		return 0; /* "": no control socket */
+	if (r->socket[0] != '/' || r->socket[len - 1] == '/' ||
+	    !printable(r->socket))
+		return bad_value(c, &k, SYN_SOCKET);
+	if (len >= sizeof(ctl->socket)) {
+		got_text(k.n, got, sizeof(got));
+		return fail(c, k.n->val,
+			    "control.socket: a path of %zu bytes (got %s); a "
+			    "Unix socket path has at most %zu",
+			    len, got, sizeof(ctl->socket) - 1);
+	}
+	memcpy(ctl->socket, r->socket, len + 1);
+	return 0;
+}
+
+enum listen_rc {
+	LISTEN_OK,
+	LISTEN_SYNTAX,
+	LISTEN_BRACKETS, /* an IPv6 address without [] */
+	LISTEN_V4, /* not a numeric IPv4 address */
+	LISTEN_V6,
+	LISTEN_NO_PORT,
+	LISTEN_PORT, /* not 1..65535 */
+};
+
+/* A port 1..65535, plain decimal digits without a leading zero. */
+static bool parse_listen_port(const char *s, uint16_t *port)
+{
+	uint32_t v = 0;
+	size_t i;
+
+	if (s[0] < '1' || s[0] > '9')
+		return false;
+	for (i = 0; s[i]; i++) {
+		if (s[i] < '0' || s[i] > '9' || i >= 5)
+			return false;
+		v = v * 10 + (uint32_t)(s[i] - '0');
+	}
+	if (v > UINT16_MAX)
+		return false;
+	*port = (uint16_t)v;
+	return true;
+}
+
+/* "a.b.c.d:port" or "[v6addr]:port" into ctl->metrics_addr and, in
+ * canonical form, ctl->metrics_listen. *host gets the address part, for
+ * messages. */
+static enum listen_rc parse_listen(const char *s, struct config_control *ctl,
+				   char *host, size_t host_size)
+{
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&ctl->metrics_addr;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ctl->metrics_addr;
+	const char *start = s, *end, *port;
+	bool six = s[0] == '[';
+	char text[INET6_ADDRSTRLEN];
+	uint16_t num;
+
+	if (six) {
+		start = s + 1;
+		end = strchr(start, ']');
+		if (!end)
+			return LISTEN_SYNTAX;
+		port = end + 1;
+	} else {
+		end = strchr(s, ':');
+		if (end && strchr(end + 1, ':'))
+			return LISTEN_BRACKETS;
+		if (!end)
+			end = s + strlen(s);
+		port = end;
+	}
+	if ((size_t)(end - start) >= host_size)
+		return LISTEN_SYNTAX;
+	memcpy(host, start, (size_t)(end - start));
+	host[end - start] = '\0';
+	memset(&ctl->metrics_addr, 0, sizeof(ctl->metrics_addr));
+	if (six ? inet_pton(AF_INET6, host, &v6->sin6_addr) != 1
+		: inet_pton(AF_INET, host, &v4->sin_addr) != 1)
+		return six ? LISTEN_V6 : LISTEN_V4;
+	if (!port[0] || (port[0] == ':' && !port[1]))
+		return LISTEN_NO_PORT;
+	if (port[0] != ':')
+		return LISTEN_SYNTAX;
+	if (!parse_listen_port(port + 1, &num))
+		return LISTEN_PORT;
+	inet_ntop(six ? AF_INET6 : AF_INET,
+		  six ? (void *)&v6->sin6_addr : (void *)&v4->sin_addr, text,
+		  sizeof(text));
+	if (six) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons(num);
+		ctl->metrics_addrlen = sizeof(*v6);
+		snprintf(ctl->metrics_listen, sizeof(ctl->metrics_listen),
+			 "[%s]:%u", text, num);
+	} else {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons(num);
+		ctl->metrics_addrlen = sizeof(*v4);
+		snprintf(ctl->metrics_listen, sizeof(ctl->metrics_listen),
+			 "%s:%u", text, num);
+	}
+	return LISTEN_OK;
+}
+
+static int load_listen(const struct load_ctx *c, const struct raw_control *r,
+		       struct config_control *ctl)
+{
+	char host[INET6_ADDRSTRLEN], got[64];
+	struct key k;
+
+	if (!key_at(c, &k, "control.metrics_listen"))
+		return parse_listen(DEF_METRICS_LISTEN, ctl, host,
+				    sizeof(host)) == LISTEN_OK
+			       ? 0
+			       : -1;
+	if (!r->metrics_listen[0])
+		return 0; /* "": no listener, AF_UNSPEC and length 0 */
+	got_text(k.n, got, sizeof(got));
+	switch (parse_listen(r->metrics_listen, ctl, host, sizeof(host))) {
+	case LISTEN_OK:
+		return 0;
+	case LISTEN_BRACKETS:
+		return fail(c, k.n->val,
+			    "%s: an IPv6 address goes in brackets, e.g. "
+			    "[::1]:9470 (got %s)",
+			    k.path, got);
+	case LISTEN_V4:
+		return fail(c, k.n->val,
+			    "%s: '%s' is not an IPv4 address (got %s); write "
+			    "a numeric address such as 127.0.0.1, host names "
+			    "are not resolved",
+			    k.path, host, got);
+	case LISTEN_V6:
+		return fail(c, k.n->val,
+			    "%s: '%s' is not an IPv6 address (got %s); write "
+			    "a numeric address without a zone, e.g. [::1]",
+			    k.path, host, got);
+	case LISTEN_NO_PORT:
+		return fail(c, k.n->val,
+			    "%s: no port (got %s); write host:port, e.g. "
+			    "127.0.0.1:9470 or [::1]:9470",
+			    k.path, got);
+	case LISTEN_PORT:
+		return fail(c, k.n->val,
+			    "%s: the port must be a number from 1 to 65535 "
+			    "(got %s)",
+			    k.path, got);
+	default:
+		return bad_value(c, &k, SYN_LISTEN);
+	}
+}
+
+static int load_daemon(const struct load_ctx *c, const struct raw_config *r,
+		       struct xdplane_config *cfg, bool check_system)
+{
+	struct config_control *ctl = &cfg->control;
+	struct key k;
+
+	if (load_socket(c, &r->control, ctl) ||
+	    load_account(c, "control.socket_group", r->control.socket_group,
+			 true, check_system, ctl->socket_group,
+			 sizeof(ctl->socket_group)) ||
+	    load_listen(c, &r->control, ctl) ||
+	    load_account(c, "user", r->user, false, check_system, cfg->user,
+			 sizeof(cfg->user)) ||
+	    load_account(c, "group", r->group, true, check_system, cfg->group,
+			 sizeof(cfg->group)))
+		return -1;
+	if (cfg->group[0] && !cfg->user[0]) {
+		key_at(c, &k, "group");
+		return fail(c, k.n->val,
+			    "group: only used with user, as the group to run "
+			    "as instead of the user's own; set user too, or "
+			    "leave group out");
+	}
+	cfg->log_level =
+		key_at(c, &k, "log_level") ? r->log_level : DEF_LOG_LEVEL;
+	return 0;
+}
+
 /* The config from what libcyaml loaded: defaults, then the rules. */
 static struct xdplane_config *
 build(const struct load_ctx *c, const struct raw_config *r, bool check_system)
@@ -1953,8 +2315,10 @@ build(const struct load_ctx *c, const struct raw_config *r, bool check_system)
 	cfg->umem = r->umem;
 	cfg->poll = r->poll;
 	cfg->qos.port[0].overhead = r->overhead;
+	cfg->control.stats_interval_ms = r->control.stats_interval_ms;
 	if (load_ports(c, r, cfg, check_system) || load_numbers(c, cfg) ||
-	    load_cpus(c, &r->workers, cfg) || load_qos(c, r, cfg)) {
+	    load_cpus(c, &r->workers, cfg) || load_qos(c, r, cfg) ||
+	    load_daemon(c, r, cfg, check_system)) {
 		free(cfg);
 		return NULL;
 	}
@@ -2196,6 +2560,25 @@ static void dump_qos(const struct qos_policy *q, FILE *out)
 			    q->malformed));
 }
 
+static void dump_daemon(const struct xdplane_config *cfg, FILE *out)
+{
+	const struct config_control *ctl = &cfg->control;
+
+	fputs("control:\n  socket: ", out);
+	put_quoted(out, ctl->socket);
+	fputs("\n  socket_group: ", out);
+	put_quoted(out, ctl->socket_group);
+	fputs("\n  metrics_listen: ", out);
+	put_quoted(out, ctl->metrics_listen);
+	fprintf(out,
+		"\n  stats_interval_ms: %u\nuser: ", ctl->stats_interval_ms);
+	put_quoted(out, cfg->user);
+	fputs("\ngroup: ", out);
+	put_quoted(out, cfg->group);
+	fprintf(out, "\nlog_level: %s\n",
+		config_log_level_name(cfg->log_level));
+}
+
 int config_dump(const struct xdplane_config *cfg, FILE *out)
 {
 	const struct config_rings *r = &cfg->rings;
@@ -2233,6 +2616,7 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		fprintf(out, "%s%u", i ? ", " : "", cfg->cpus[i]);
 	fputs("]\n", out);
 	dump_qos(&cfg->qos, out);
+	dump_daemon(cfg, out);
 	return ferror(out) ? -1 : 0;
 }
 
@@ -2249,4 +2633,17 @@ const char *xsk_bind_mode_name(enum xsk_bind_mode m)
 const char *failure_mode_name(enum failure_mode m)
 {
 	return strval_name(failure_modes, CYAML_ARRAY_LEN(failure_modes), m);
+}
+
+const char *config_log_level_name(int level)
+{
+	return strval_name(log_levels, CYAML_ARRAY_LEN(log_levels), level);
+}
+
+int config_log_level_parse(const char *name)
+{
+	for (size_t i = 0; i < CYAML_ARRAY_LEN(log_levels); i++)
+		if (!strcmp(log_levels[i].str, name))
+			return (int)log_levels[i].val;
+	return -1;
 }

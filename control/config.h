@@ -13,6 +13,9 @@
  *
  * Units: ring sizes in descriptors, frame_size in bytes, times in
  * microseconds, unless a field says otherwise.
+ *
+ * Strings are NUL terminated and hold no control characters (the loader
+ * rejects them), so they can be printed and quoted as they are.
  */
 #ifndef XDPLANE_CONFIG_H
 #define XDPLANE_CONFIG_H
@@ -20,12 +23,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include "qos.h"
 
 #define CONFIG_PORTS 2
 #define CONFIG_IFNAME_MAX 16 /* IFNAMSIZ */
 #define CONFIG_MAX_QUEUES 64
 #define CONFIG_MAX_CPUS 256
+#define CONFIG_SOCKET_PATH_MAX 108 /* sizeof(sun_path), with the NUL */
+#define CONFIG_ACCOUNT_MAX 64 /* user and group names, with the NUL */
+#define CONFIG_LISTEN_MAX 80
 
 enum xdp_attach_mode {
 	XDP_ATTACH_AUTO = 0, /* native, then generic (skb) */
@@ -69,6 +76,24 @@ struct config_poll {
 	uint32_t batch; /* default 64: descriptors per ring operation */
 };
 
+/* The daemon's own endpoints; see xdplane.yaml(5). */
+struct config_control {
+	/* Unix control socket; default /run/xdplane/control.sock; "": none.
+	 * Absolute, at most CONFIG_SOCKET_PATH_MAX - 1 bytes. */
+	char socket[CONFIG_SOCKET_PATH_MAX];
+	char socket_group[CONFIG_ACCOUNT_MAX]; /* "": the daemon's group */
+	/* Prometheus listener, default "127.0.0.1:9470"; "": none. Kept in
+	 * canonical form ("[::1]:9470" for "[0::1]:9470"), so that two equal
+	 * addresses are equal strings. */
+	char metrics_listen[CONFIG_LISTEN_MAX];
+	uint32_t stats_interval_ms; /* default 1000; 100..60000 */
+	/* metrics_listen parsed, ready for bind(): a sockaddr_in or
+	 * sockaddr_in6 (bytes past metrics_addrlen zero), or AF_UNSPEC and
+	 * length 0 when metrics_listen is "". */
+	struct sockaddr_storage metrics_addr;
+	socklen_t metrics_addrlen;
+};
+
 struct xdplane_config {
 	char path[256]; /* the file it came from, for messages */
 	struct config_port ports[CONFIG_PORTS]; /* exactly two */
@@ -84,14 +109,19 @@ struct xdplane_config {
 	/* Traffic classes, rules, port shapers (ports[i].rate/burst go to
 	 * qos.port[i]); see qos.h for units. */
 	struct qos_policy qos;
+	struct config_control control;
+	char user[CONFIG_ACCOUNT_MAX]; /* run as this user; "": stay root */
+	char group[CONFIG_ACCOUNT_MAX]; /* with user: instead of its group */
+	int log_level; /* enum log_level (log.h), 3..7; default info (6) */
 };
 
 struct config_error {
 	char msg[512]; /* "file:line:col: message", NUL terminated */
 };
 
-/* Load, apply defaults, validate. Interfaces are checked to exist only when
- * check_system is true (--check on a machine without the ports can skip it).
+/* Load, apply defaults, validate. Interfaces, user and groups are checked
+ * to exist only when check_system is true (--check on a machine without
+ * the ports can skip it).
  * Returns NULL and fills *err (never NULL) on failure; a file that cannot
  * be read gives "path: cannot read: reason", without line and column. */
 struct xdplane_config *config_load(const char *path, bool check_system,
@@ -108,5 +138,9 @@ int config_dump(const struct xdplane_config *cfg, FILE *out);
 const char *xdp_attach_mode_name(enum xdp_attach_mode m);
 const char *xsk_bind_mode_name(enum xsk_bind_mode m);
 const char *failure_mode_name(enum failure_mode m);
+/* "err", "warn", "notice", "info", "debug"; "invalid" for others. */
+const char *config_log_level_name(int level);
+/* The level of one of those names (3..7), or -1. */
+int config_log_level_parse(const char *name);
 
 #endif

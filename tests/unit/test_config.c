@@ -1,9 +1,11 @@
-/* SPDX-License-Identifier: BSD-2-Clause */
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_config.c - unit tests of control/config.c (and its yaml_loc pass):
  * values and defaults loaded, every rule rejected with the exact
  * "file:line:col:" of the offending key or value, libcyaml's and libyaml's
- * errors located, the dump loading back the same, the shipped config.
+ * errors located, the dump loading back the same, the shipped config;
+ * the daemon's keys (control socket, metrics listener, user and group, log
+ * level), with check_system lookups of the user and groups.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -14,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <cmocka.h>
 
 #include "config.h"
@@ -35,6 +39,12 @@
 	"ports:\n  - interface: eth1\n    rate: " x "\n  - interface: eth2\n"
 #define PORT_BURST(x)                                                          \
 	"ports:\n  - interface: eth1\n    burst: " x "\n  - interface: eth2\n"
+/* control.<key> x at line 5, its value at column 5 + strlen(key) + 2 */
+#define CONTROL(x) PORTS "control:\n  " x "\n"
+#define LISTEN(x) CONTROL("metrics_listen: " x) /* value at 5:19 */
+#define SOCKET_LONG                                                            \
+	"/run/xdplane/0123456789012345678901234567890123456789"                \
+	"01234567890123456789012345678901234567890123456789012345678901234567"
 
 static struct xdplane_config *load(const char *yaml, struct config_error *err)
 {
@@ -475,6 +485,101 @@ static const struct bad_case bad_cases[] = {
 	{"qos_match_unknown", RULE("      dscpp: 1\n"), "t.yaml:9:7: ",
 	 "unknown key 'rules[0].match.dscpp' (did you mean "
 	 "'rules[0].match.dscp'?)"},
+	/* daemon: control socket, metrics listener, user, group, log level */
+	{"socket_relative", CONTROL("socket: run/x.sock"), "t.yaml:5:11: ",
+	 "control.socket: expected an absolute path of at most 107 bytes, e.g. "
+	 "/run/xdplane/control.sock, or '' for no control socket "
+	 "(got 'run/x.sock')"},
+	{"socket_dir", CONTROL("socket: /run/xdplane/"),
+	 "t.yaml:5:11: ", "control.socket: expected an absolute path"},
+	{"socket_too_long", CONTROL("socket: " SOCKET_LONG), "t.yaml:5:11: ",
+	 "control.socket: a path of 121 bytes (got "
+	 "'/run/xdplane/012345678901234567890123456...'); a Unix socket path "
+	 "has at most 107"},
+	{"socket_list", CONTROL("socket: [a]"), "t.yaml:5:11: ",
+	 "control.socket: expected an absolute path of at most 107 bytes"},
+	{"socket_group_invalid", CONTROL("socket_group: 'a:b'"),
+	 "t.yaml:5:17: ",
+	 "control.socket_group: not a valid group name (got 'a:b'); names have "
+	 "no spaces, ':', ',', '/' or control characters"},
+	{"listen_v4_range", LISTEN("300.1.1.1:9470"), "t.yaml:5:19: ",
+	 "control.metrics_listen: '300.1.1.1' is not an IPv4 address (got "
+	 "'300.1.1.1:9470'); write a numeric address such as 127.0.0.1, host "
+	 "names are not resolved"},
+	{"listen_name", LISTEN("localhost:9470"), "t.yaml:5:19: ",
+	 "control.metrics_listen: 'localhost' is not an IPv4 address"},
+	{"listen_v4_short", LISTEN("127.1:9470"), "t.yaml:5:19: ",
+	 "control.metrics_listen: '127.1' is not an IPv4 address"},
+	{"listen_no_port6", LISTEN("'[::1]'"), "t.yaml:5:19: ",
+	 "control.metrics_listen: no port (got '[::1]'); write host:port, "
+	 "e.g. 127.0.0.1:9470 or [::1]:9470"},
+	{"listen_no_port4", LISTEN("127.0.0.1"),
+	 "t.yaml:5:19: ", "control.metrics_listen: no port (got '127.0.0.1')"},
+	{"listen_empty_port", LISTEN("'127.0.0.1:'"),
+	 "t.yaml:5:19: ", "control.metrics_listen: no port (got '127.0.0.1:')"},
+	{"listen_port_zero", LISTEN("127.0.0.1:0"), "t.yaml:5:19: ",
+	 "control.metrics_listen: the port must be a number from 1 to 65535 "
+	 "(got '127.0.0.1:0')"},
+	{"listen_port_big", LISTEN("'[::1]:65536'"), "t.yaml:5:19: ",
+	 "control.metrics_listen: the port must be a number from 1 to 65535 "
+	 "(got '[::1]:65536')"},
+	{"listen_port_leading_zero", LISTEN("127.0.0.1:09470"), "t.yaml:5:19: ",
+	 "control.metrics_listen: the port must be a number from 1 to 65535"},
+	{"listen_port_name", LISTEN("127.0.0.1:http"), "t.yaml:5:19: ",
+	 "control.metrics_listen: the port must be a number from 1 to 65535"},
+	{"listen_v6_brackets", LISTEN("'::1:9470'"), "t.yaml:5:19: ",
+	 "control.metrics_listen: an IPv6 address goes in brackets, e.g. "
+	 "[::1]:9470 (got '::1:9470')"},
+	{"listen_v6_bad", LISTEN("'[fe80::1%eth0]:9470'"), "t.yaml:5:19: ",
+	 "control.metrics_listen: 'fe80::1%eth0' is not an IPv6 address (got "
+	 "'[fe80::1%eth0]:9470'); write a numeric address without a zone, "
+	 "e.g. [::1]"},
+	{"listen_v4_in_brackets", LISTEN("'[127.0.0.1]:9470'"), "t.yaml:5:19: ",
+	 "control.metrics_listen: '127.0.0.1' is not an IPv6 address"},
+	{"listen_unclosed", LISTEN("'[::1:9470'"), "t.yaml:5:19: ",
+	 "control.metrics_listen: expected a numeric address and port, "
+	 "host:port or [v6addr]:port, e.g. 127.0.0.1:9470 or [::1]:9470, or '' "
+	 "for no listener (got '[::1:9470')"},
+	{"listen_junk_after", LISTEN("'[::1]x9470'"), "t.yaml:5:19: ",
+	 "control.metrics_listen: expected a numeric address and port"},
+	{"stats_interval_low", CONTROL("stats_interval_ms: 99"),
+	 "t.yaml:5:22: ",
+	 "control.stats_interval_ms: must be between 100 and 60000 "
+	 "milliseconds (got 99)"},
+	{"stats_interval_high", CONTROL("stats_interval_ms: 60001"),
+	 "t.yaml:5:22: ",
+	 "control.stats_interval_ms: must be between 100 and 60000 "
+	 "milliseconds (got 60001)"},
+	{"stats_interval_word", CONTROL("stats_interval_ms: 1s"),
+	 "t.yaml:5:22: ",
+	 "control.stats_interval_ms: expected a plain decimal number"},
+	{"control_unknown", CONTROL("sockt: /x"), "t.yaml:5:3: ",
+	 "unknown key 'control.sockt' (did you mean 'control.socket'?)"},
+	{"control_scalar", PORTS "control: on\n", "t.yaml:4:10: ",
+	 "control: expected a mapping with the keys socket, socket_group, "
+	 "metrics_listen, stats_interval_ms (got 'on')"},
+	{"user_invalid", PORTS "user: 'a b'\n", "t.yaml:4:7: ",
+	 "user: not a valid user name (got 'a b'); names have no spaces, ':', "
+	 "',', '/' or control characters"},
+	{"user_too_long",
+	 PORTS
+	 "user: u123456789012345678901234567890123456789012345678901234567"
+	 "890123\n",
+	 "t.yaml:4:7: ",
+	 "user: expected a name of at most 63 characters, or ''"},
+	{"group_invalid", PORTS "user: nobody\ngroup: a/b\n",
+	 "t.yaml:5:8: ", "group: not a valid group name (got 'a/b')"},
+	{"group_without_user", PORTS "group: nogroup\n", "t.yaml:4:8: ",
+	 "group: only used with user, as the group to run as instead of the "
+	 "user's own; set user too, or leave group out"},
+	{"log_level_unknown", PORTS "log_level: verbose\n", "t.yaml:4:12: ",
+	 "log_level: expected one of err, warn, notice, info, debug "
+	 "(got 'verbose')"},
+	{"log_level_typo", PORTS "log_level: eror\n", "t.yaml:4:12: ",
+	 "log_level: expected one of err, warn, notice, info, debug "
+	 "(got 'eror'); did you mean 'err'?"},
+	{"log_level_number", PORTS "log_level: 7\n", "t.yaml:4:12: ",
+	 "log_level: expected one of err, warn, notice, info, debug (got '7')"},
 	{"qos_match_scalar",
 	 QPORTS "rules:\n  - class: default\n    match: udp\n", "t.yaml:8:12: ",
 	 "rules[0].match: expected a mapping with the keys ethertype, vlan, "
@@ -549,6 +654,49 @@ static void test_full(void **state)
 	config_free(cfg);
 }
 
+static void assert_listen4(const struct config_control *ctl, const char *addr,
+			   uint16_t port)
+{
+	const struct sockaddr_in *sin =
+		(const struct sockaddr_in *)&ctl->metrics_addr;
+	char text[INET_ADDRSTRLEN];
+
+	assert_int_equal(ctl->metrics_addrlen, sizeof(struct sockaddr_in));
+	assert_int_equal(sin->sin_family, AF_INET);
+	assert_int_equal(ntohs(sin->sin_port), port);
+	assert_non_null(inet_ntop(AF_INET, &sin->sin_addr, text, sizeof(text)));
+	assert_string_equal(text, addr);
+}
+
+static void assert_listen6(const struct config_control *ctl, const char *addr,
+			   uint16_t port)
+{
+	const struct sockaddr_in6 *sin6 =
+		(const struct sockaddr_in6 *)&ctl->metrics_addr;
+	char text[INET6_ADDRSTRLEN];
+
+	assert_int_equal(ctl->metrics_addrlen, sizeof(struct sockaddr_in6));
+	assert_int_equal(sin6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(sin6->sin6_port), port);
+	assert_int_equal(sin6->sin6_flowinfo, 0);
+	assert_int_equal(sin6->sin6_scope_id, 0);
+	assert_non_null(
+		inet_ntop(AF_INET6, &sin6->sin6_addr, text, sizeof(text)));
+	assert_string_equal(text, addr);
+}
+
+static void assert_daemon_defaults(const struct xdplane_config *cfg)
+{
+	assert_string_equal(cfg->control.socket, "/run/xdplane/control.sock");
+	assert_string_equal(cfg->control.socket_group, "");
+	assert_string_equal(cfg->control.metrics_listen, "127.0.0.1:9470");
+	assert_listen4(&cfg->control, "127.0.0.1", 9470);
+	assert_int_equal(cfg->control.stats_interval_ms, 1000);
+	assert_string_equal(cfg->user, "");
+	assert_string_equal(cfg->group, "");
+	assert_int_equal(cfg->log_level, 6); /* LOG_LVL_INFO */
+}
+
 static void assert_defaults(const struct xdplane_config *cfg)
 {
 	assert_int_equal(cfg->queues, 1);
@@ -566,6 +714,7 @@ static void assert_defaults(const struct xdplane_config *cfg)
 	assert_int_equal(cfg->poll.busy_us, 20);
 	assert_int_equal(cfg->poll.batch, 64);
 	assert_int_equal(cfg->n_cpus, 0);
+	assert_daemon_defaults(cfg);
 }
 
 static void test_defaults(void **state)
@@ -1087,6 +1236,12 @@ static void test_dump_round_trip(void **state)
 		"umem: {frames: 16384, frame_size: 2048, headroom: 64}\n"
 		"poll: {busy_us: 0, batch: 1}\nworkers: {cpus: [7, 0, 200]}\n",
 		qos_full,
+		PORTS
+		"control: {socket: '', socket_group: adm, "
+		"metrics_listen: '[fd00::1]:1', stats_interval_ms: 60000}\n"
+		"user: nobody\ngroup: nogroup\nlog_level: err\n",
+		PORTS "control: {metrics_listen: '', socket: '/a b/#c'}\n"
+		      "log_level: notice\n",
 		/* odd shares and rates: printed exactly, read back the same */
 		"ports:\n  - interface: a\n    rate: 1234567891\n"
 		"  - interface: b\n    rate: 65.536kbit\n"
@@ -1388,6 +1543,204 @@ static void test_minimal(void **state)
 	config_free(cfg);
 }
 
+/* Every daemon key, written. */
+static void test_daemon_keys(void **state)
+{
+	struct xdplane_config *cfg =
+		load_ok(PORTS "control:\n"
+			      "  socket: /tmp/xdplane test/ctl.sock\n"
+			      "  socket_group: adm\n"
+			      "  metrics_listen: '[2001:db8::1]:9100'\n"
+			      "  stats_interval_ms: 250\n"
+			      "user: nobody\n"
+			      "group: nogroup\n"
+			      "log_level: debug\n");
+
+	(void)state;
+	assert_string_equal(cfg->control.socket, "/tmp/xdplane test/ctl.sock");
+	assert_string_equal(cfg->control.socket_group, "adm");
+	assert_string_equal(cfg->control.metrics_listen, "[2001:db8::1]:9100");
+	assert_listen6(&cfg->control, "2001:db8::1", 9100);
+	assert_int_equal(cfg->control.stats_interval_ms, 250);
+	assert_string_equal(cfg->user, "nobody");
+	assert_string_equal(cfg->group, "nogroup");
+	assert_int_equal(cfg->log_level, 7);
+	config_free(cfg);
+}
+
+/* "" switches the socket and the listener off; empty mapping: defaults. */
+static void test_daemon_disabled(void **state)
+{
+	struct xdplane_config *cfg =
+		load_ok(PORTS "control: {socket: '', metrics_listen: '', "
+			      "socket_group: ''}\nuser: ''\ngroup: ''\n");
+	static const struct sockaddr_storage zero;
+
+	(void)state;
+	assert_string_equal(cfg->control.socket, "");
+	assert_string_equal(cfg->control.metrics_listen, "");
+	assert_int_equal(cfg->control.metrics_addrlen, 0);
+	assert_int_equal(cfg->control.metrics_addr.ss_family, AF_UNSPEC);
+	assert_memory_equal(&cfg->control.metrics_addr, &zero, sizeof(zero));
+	assert_string_equal(cfg->user, "");
+	assert_int_equal(cfg->control.stats_interval_ms, 1000);
+	config_free(cfg);
+	cfg = load_ok(PORTS "control: {}\n");
+	assert_daemon_defaults(cfg);
+	config_free(cfg);
+}
+
+/* Listener addresses: accepted forms, edges, and the canonical text. */
+static void test_daemon_listen(void **state)
+{
+	static const struct {
+		const char *yaml, *canon, *addr;
+		uint16_t port;
+		bool six;
+	} cases[] = {
+		{"0.0.0.0:1", "0.0.0.0:1", "0.0.0.0", 1, false},
+		{"10.0.0.1:65535", "10.0.0.1:65535", "10.0.0.1", 65535, false},
+		{"'[::]:9470'", "[::]:9470", "::", 9470, true},
+		{"'[0:0::1]:80'", "[::1]:80", "::1", 80, true},
+		{"'[FD00:0::AB]:9470'", "[fd00::ab]:9470", "fd00::ab", 9470,
+		 true},
+		{"'[::ffff:10.1.2.3]:9470'", "[::ffff:10.1.2.3]:9470",
+		 "::ffff:10.1.2.3", 9470, true},
+	};
+	struct xdplane_config *cfg;
+	char yaml[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(yaml, sizeof(yaml), LISTEN("%s"), cases[i].yaml);
+		cfg = load_ok(yaml);
+		assert_string_equal(cfg->control.metrics_listen,
+				    cases[i].canon);
+		if (cases[i].six)
+			assert_listen6(&cfg->control, cases[i].addr,
+				       cases[i].port);
+		else
+			assert_listen4(&cfg->control, cases[i].addr,
+				       cases[i].port);
+		config_free(cfg);
+	}
+}
+
+/* The longest socket path fits sun_path with its NUL; the interval's
+ * edges; every log level by name. */
+static void test_daemon_limits(void **state)
+{
+	static const char *const levels[] = {"err", "warn", "notice", "info",
+					     "debug"};
+	char yaml[512], path[108];
+	struct xdplane_config *cfg;
+
+	(void)state;
+	memset(path, 'x', sizeof(path));
+	path[0] = '/';
+	path[107] = '\0';
+	snprintf(yaml, sizeof(yaml),
+		 CONTROL("socket: %s\n  stats_interval_ms: 100"), path);
+	cfg = load_ok(yaml);
+	assert_string_equal(cfg->control.socket, path);
+	assert_int_equal(cfg->control.stats_interval_ms, 100);
+	config_free(cfg);
+	cfg = load_ok(CONTROL("stats_interval_ms: 60000"));
+	assert_int_equal(cfg->control.stats_interval_ms, 60000);
+	config_free(cfg);
+	for (int i = 0; i < 5; i++) {
+		snprintf(yaml, sizeof(yaml), PORTS "log_level: %s\n",
+			 levels[i]);
+		cfg = load_ok(yaml);
+		assert_int_equal(cfg->log_level, 3 + i);
+		config_free(cfg);
+	}
+}
+
+/* A machine with two interfaces: lo and the first other one, or NULL. */
+static const char *other_interface(struct if_nameindex *ifs)
+{
+	for (struct if_nameindex *i = ifs; i && i->if_name; i++)
+		if (strcmp(i->if_name, "lo"))
+			return i->if_name;
+	return NULL;
+}
+
+/* With check_system, the user and the groups must exist. */
+static void test_daemon_check_system(void **state)
+{
+	static const struct {
+		const char *keys, *msg;
+	} cases[] = {
+		{"user: xdplane-nx-user\n",
+		 "t.yaml:4:7: user: no such user 'xdplane-nx-user'; check the "
+		 "name with 'getent passwd xdplane-nx-user'"},
+		{"user: root\ngroup: xdplane-nx-grp\n",
+		 "t.yaml:5:8: group: no such group 'xdplane-nx-grp'; check the "
+		 "name with 'getent group xdplane-nx-grp'"},
+		{"control: {socket_group: xdplane-nx-grp}\n",
+		 "t.yaml:4:25: control.socket_group: no such group "
+		 "'xdplane-nx-grp'; check the name with 'getent group "
+		 "xdplane-nx-grp'"},
+		{"user: root\ngroup: root\ncontrol: {socket_group: root}\n",
+		 NULL},
+	};
+	struct if_nameindex *ifs = if_nameindex();
+	const char *other = other_interface(ifs);
+	struct config_error err = {.msg = ""};
+	struct xdplane_config *cfg;
+	char yaml[256];
+
+	(void)state;
+	if (!other) {
+		if_freenameindex(ifs);
+		skip();
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(yaml, sizeof(yaml),
+			 "ports:\n  - interface: lo\n  - interface: '%s'\n%s",
+			 other, cases[i].keys);
+		cfg = config_load_string("t.yaml", yaml, true, &err);
+		if (!cases[i].msg) {
+			if (!cfg)
+				fail_msg("%s", err.msg);
+			assert_string_equal(cfg->user, "root");
+			assert_string_equal(cfg->group, "root");
+			assert_string_equal(cfg->control.socket_group, "root");
+			config_free(cfg);
+			continue;
+		}
+		assert_null(cfg);
+		assert_string_equal(err.msg, cases[i].msg);
+		/* without check_system the same file loads */
+		config_free(load_ok(yaml));
+	}
+	if_freenameindex(ifs);
+}
+
+static void test_daemon_dump_text(void **state)
+{
+	struct xdplane_config *cfg =
+		load_ok(PORTS "control: {socket: \"/run/it's.sock\", "
+			      "metrics_listen: '[0::2]:9000'}\n"
+			      "user: nobody\nlog_level: warn\n");
+	char *text;
+
+	(void)state;
+	config_free(dump_and_reload(cfg, &text));
+	assert_non_null(strstr(text, "malformed: default\n"
+				     "control:\n"
+				     "  socket: '/run/it''s.sock'\n"
+				     "  socket_group: ''\n"
+				     "  metrics_listen: '[::2]:9000'\n"
+				     "  stats_interval_ms: 1000\n"
+				     "user: 'nobody'\n"
+				     "group: ''\n"
+				     "log_level: warn\n"));
+	free(text);
+	config_free(cfg);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -1400,6 +1753,19 @@ static void test_names(void **state)
 	assert_string_equal(xsk_bind_mode_name(XSK_BIND_COPY), "copy");
 	assert_string_equal(failure_mode_name(FAILURE_OPEN), "open");
 	assert_string_equal(failure_mode_name(FAILURE_CLOSED), "closed");
+	assert_string_equal(config_log_level_name(3), "err");
+	assert_string_equal(config_log_level_name(4), "warn");
+	assert_string_equal(config_log_level_name(5), "notice");
+	assert_string_equal(config_log_level_name(6), "info");
+	assert_string_equal(config_log_level_name(7), "debug");
+	assert_string_equal(config_log_level_name(8), "invalid");
+	assert_string_equal(config_log_level_name(0), "invalid");
+	assert_int_equal(config_log_level_parse("err"), 3);
+	assert_int_equal(config_log_level_parse("notice"), 5);
+	assert_int_equal(config_log_level_parse("debug"), 7);
+	assert_int_equal(config_log_level_parse("Debug"), -1);
+	assert_int_equal(config_log_level_parse("warning"), -1);
+	assert_int_equal(config_log_level_parse(""), -1);
 }
 
 #define N_BAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
@@ -1426,6 +1792,12 @@ int main(void)
 		cmocka_unit_test(test_qos_default_bursts),
 		cmocka_unit_test(test_qos_counts),
 		cmocka_unit_test(test_qos_dump_text),
+		cmocka_unit_test(test_daemon_keys),
+		cmocka_unit_test(test_daemon_disabled),
+		cmocka_unit_test(test_daemon_listen),
+		cmocka_unit_test(test_daemon_limits),
+		cmocka_unit_test(test_daemon_check_system),
+		cmocka_unit_test(test_daemon_dump_text),
 	};
 	struct CMUnitTest tests[sizeof(fixed) / sizeof(fixed[0]) + N_BAD];
 	size_t n = 0;
