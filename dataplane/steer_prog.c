@@ -17,19 +17,6 @@
 extern const char xdplane_steer_obj[];
 extern const char xdplane_steer_obj_end[];
 
-static const char *const verdict_names[STEER_V_MAX] = {
-	[STEER_V_XSK] = "xsk",
-	[STEER_V_FAILOPEN] = "failopen_redirect",
-	[STEER_V_FAILOPEN_ERR] = "failopen_error",
-	[STEER_V_FAILCLOSED] = "failclosed_drop",
-	[STEER_V_QUEUE_RANGE] = "queue_out_of_range",
-};
-
-const char *steer_verdict_name(enum steer_verdict v)
-{
-	return v < STEER_V_MAX ? verdict_names[v] : "?";
-}
-
 const char *steer_mode_name(const struct steer_prog *sp)
 {
 	return sp->attach_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native";

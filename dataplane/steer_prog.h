@@ -26,7 +26,9 @@
 #define XDPLANE_STEER_PROG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 #include "../xdp/steer_abi.h"
 
 struct bpf_object;

@@ -143,7 +143,8 @@ static int setup(void **state)
 			 0);
 	rx_task_add_return(&f->rx, &f->ret);
 	assert_int_equal(
-		egress_task_init(&f->eg, &f->b.q, &f->umem, 32, &f->pol, 1, 0), 0);
+		egress_task_init(&f->eg, &f->b.q, &f->umem, 32, &f->pol, 1, 0),
+		0);
 	f->eg.copy_mode = false; /* no kicks: the fake kernel needs none */
 	assert_int_equal(egress_task_add_input(&f->eg, &f->ho, 0, &f->ret), 0);
 	*state = f;

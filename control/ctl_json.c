@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ctl_json.c - JSON views of a stats snapshot; see ctl_json.h for the
+ * shapes and invariants.
+ *
+ * Every builder puts its members with put(), which reports a failed
+ * allocation; a view that could not be built completely is dropped and
+ * NULL returned, never a partial object. Text from the snapshot goes
+ * through ctl_json_text() (bounded, valid UTF-8), numbers through u64() and real().
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ctl_json.h"
+#include "pkt_parse.h"
+#include "steer_prog.h"
+#include "tc_sched.h"
+
+#define TEXT_MAX 512 /* bound for the snapshot's pointer-held strings */
+
+static const char *const sched_drop_names[SCHED_DROP_REASONS] = {
+	[SCHED_DROP_QUEUE_BYTES] = "queue_bytes",
+	[SCHED_DROP_QUEUE_PACKETS] = "queue_packets",
+	[SCHED_DROP_ECN_NONECT] = "ecn_nonect",
+	[SCHED_DROP_INVALID] = "invalid",
+};
+
+/* Set o[key] = v, taking v's reference; -1 if v is NULL or o cannot grow. */
+static int put(json_t *o, const char *key, json_t *v)
+{
+	if (!v)
+		return -1;
+	return json_object_set_new(o, key, v) ? -1 : 0;
+}
+
+static int append(json_t *a, json_t *v)
+{
+	if (!v)
+		return -1;
+	return json_array_append_new(a, v) ? -1 : 0;
+}
+
+/* Drop o if building it failed. */
+static json_t *finish(json_t *o, int err)
+{
+	if (err && o) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *u64(uint64_t v)
+{
+	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+static json_t *real(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* -1 (unknown / not pinned) is null. */
+static json_t *index_or_null(int v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+json_t *ctl_json_text(const char *s, size_t max)
+{
+	char buf[TEXT_MAX];
+	size_t n;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	n = strnlen(s, max);
+	j = json_stringn(s, n);
+	if (j)
+		return j;
+	if (n > sizeof(buf))
+		n = sizeof(buf);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+	return json_stringn(buf, n);
+}
+
+static json_t *drops_json(const struct gw_port_stats *s)
+{
+	json_t *d = json_object();
+	int err = !d;
+
+	if (err)
+		return NULL;
+	err |= put(d, "handoff_full", u64(s->drop_handoff_full));
+	err |= put(d, "invalid_desc", u64(s->drop_invalid_desc));
+	err |= put(d, "multibuf", u64(s->drop_multibuf));
+	err |= put(d, "malformed", u64(s->drop_malformed));
+	return finish(d, err);
+}
+
+static json_t *xsk_json(const struct xdp_statistics *x)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	err |= put(o, "rx_dropped", u64(x->rx_dropped));
+	err |= put(o, "rx_invalid_descs", u64(x->rx_invalid_descs));
+	err |= put(o, "tx_invalid_descs", u64(x->tx_invalid_descs));
+	err |= put(o, "rx_ring_full", u64(x->rx_ring_full));
+	err |= put(o, "rx_fill_ring_empty_descs",
+		   u64(x->rx_fill_ring_empty_descs));
+	err |= put(o, "tx_ring_empty_descs", u64(x->tx_ring_empty_descs));
+	return finish(o, err);
+}
+
+static json_t *malformed_json(const struct gw_port_stats *s)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	for (int r = 1; r < PKT_MALFORMED_MAX; r++)
+		err |= put(o, pkt_malformed_name(r), u64(s->malformed[r]));
+	return finish(o, err);
+}
+
+static json_t *verdicts_json(const struct gw_port_stats *s)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	for (int v = 0; v < STEER_V_MAX; v++)
+		err |= put(o, steer_verdict_name(v), u64(s->verdicts[v]));
+	return finish(o, err);
+}
+
+/* The counters a port and a queue share (all but the XDP verdicts). */
+static int put_port_counters(json_t *o, const struct gw_port_stats *s)
+{
+	int err = 0;
+
+	err |= put(o, "rx_packets", u64(s->rx_packets));
+	err |= put(o, "rx_bytes", u64(s->rx_bytes));
+	err |= put(o, "tx_packets", u64(s->tx_packets));
+	err |= put(o, "tx_bytes", u64(s->tx_bytes));
+	err |= put(o, "tx_kicks", u64(s->tx_kicks));
+	err |= put(o, "tx_kick_errors", u64(s->tx_kick_errors));
+	err |= put(o, "foreign_frames", u64(s->foreign_frames));
+	err |= put(o, "fill_wakeups", u64(s->fill_wakeups));
+	err |= put(o, "drops", drops_json(s));
+	err |= put(o, "xsk", xsk_json(&s->xsk));
+	err |= put(o, "malformed", malformed_json(s));
+	return err;
+}
+
+static json_t *queue_json(const struct snap_queue *q)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	err |= put(o, "queue", json_integer(q->queue));
+	err |= put(o, "worker", index_or_null(q->worker));
+	err |= put(o, "cpu", index_or_null(q->cpu));
+	err |= put_port_counters(o, &q->s);
+	return finish(o, err);
+}
+
+static json_t *class_json(const struct snap_class *c)
+{
+	const struct gw_class_stats *s = &c->s;
+	json_t *o = json_object(), *d = json_object(), *h = json_array();
+	int err = !o || !d || !h;
+
+	if (err) {
+		json_decref(o);
+		json_decref(d);
+		json_decref(h);
+		return NULL;
+	}
+	for (int r = 1; r < SCHED_DROP_REASONS; r++)
+		err |= put(d, sched_drop_names[r], u64(s->drops[r]));
+	for (int b = 0; b < SCHED_HIST_BUCKETS; b++)
+		err |= append(h, u64(s->sojourn[b]));
+	err |= put(o, "name", ctl_json_text(c->name, sizeof(c->name)));
+	err |= put(o, "level", json_integer(c->level));
+	err |= put(o, "quantum", json_integer(c->quantum));
+	err |= put(o, "ceil_bps", u64(c->ceil_bps));
+	err |= put(o, "min_bps", u64(c->min_bps));
+	err |= put(o, "limit_bytes", json_integer(c->limit_bytes));
+	err |= put(o, "limit_packets", json_integer(c->limit_packets));
+	err |= put(o, "ecn", json_boolean(c->ecn));
+	err |= put(o, "enq_packets", u64(s->enq_packets));
+	err |= put(o, "enq_bytes", u64(s->enq_bytes));
+	err |= put(o, "sent_packets", u64(s->sent_packets));
+	err |= put(o, "sent_bytes", u64(s->sent_bytes));
+	err |= put(o, "ecn_marks", u64(s->ecn_marks));
+	err |= put(o, "depth_packets", u64(s->depth_packets));
+	err |= put(o, "depth_bytes", u64(s->depth_bytes));
+	err |= put(o, "drops", d);
+	err |= put(o, "sojourn_log2_us", h);
+	return finish(o, err);
+}
+
+static uint32_t n_queues(const struct snap_port *p)
+{
+	return p->n_queues < GW_MAX_QUEUES ? p->n_queues : GW_MAX_QUEUES;
+}
+
+static uint32_t n_classes(const struct snap_port *p)
+{
+	return p->n_classes < QOS_MAX_CLASSES ? p->n_classes : QOS_MAX_CLASSES;
+}
+
+static json_t *classes_array(const struct snap_port *p)
+{
+	json_t *a = json_array();
+	int err = !a;
+
+	for (uint32_t k = 0; !err && k < n_classes(p); k++)
+		err |= append(a, class_json(&p->cls[k]));
+	return finish(a, err);
+}
+
+json_t *ctl_json_port(const struct snap_port *p)
+{
+	json_t *o = json_object(), *qs = json_array();
+	int err = !o || !qs;
+
+	for (uint32_t i = 0; !err && i < n_queues(p); i++)
+		err |= append(qs, queue_json(&p->q[i]));
+	if (err) {
+		json_decref(o);
+		json_decref(qs);
+		return NULL;
+	}
+	err |= put(o, "name", ctl_json_text(p->ifname, sizeof(p->ifname)));
+	err |= put(o, "rate_bps", u64(p->rate_bps));
+	err |= put_port_counters(o, &p->s);
+	err |= put(o, "xdp", verdicts_json(&p->s));
+	err |= put(o, "queues", qs);
+	err |= put(o, "classes", classes_array(p));
+	return finish(o, err);
+}
+
+static bool port_named(const struct snap_port *p, const char *name)
+{
+	size_t n = strnlen(p->ifname, sizeof(p->ifname));
+
+	return strlen(name) == n && !memcmp(p->ifname, name, n);
+}
+
+json_t *ctl_json_stats(const struct stats_snapshot *s, const char *port_filter)
+{
+	json_t *o = json_object(), *ports = json_array();
+	int err = !o || !ports;
+
+	for (int i = 0; !err && i < GW_PORTS; i++)
+		if (!port_filter || port_named(&s->ports[i], port_filter))
+			err |= append(ports, ctl_json_port(&s->ports[i]));
+	if (err) {
+		json_decref(o);
+		json_decref(ports);
+		return NULL;
+	}
+	err |= put(o, "now_unix", real(s->now_unix));
+	err |= put(o, "now_mono_ns", u64(s->now_mono_ns));
+	err |= put(o, "uptime_s", real(s->uptime_s));
+	err |= put(o, "ports", ports);
+	return finish(o, err);
+}
+
+json_t *ctl_json_classes(const struct stats_snapshot *s)
+{
+	json_t *o = json_object(), *ports = json_array(), *p;
+	int err = !o || !ports;
+
+	for (int i = 0; !err && i < GW_PORTS; i++) {
+		p = json_object();
+		err |= !p;
+		if (err)
+			break;
+		err |= put(p, "name",
+			   ctl_json_text(s->ports[i].ifname,
+					 sizeof(s->ports[i].ifname)));
+		err |= put(p, "rate_bps", u64(s->ports[i].rate_bps));
+		err |= put(p, "classes", classes_array(&s->ports[i]));
+		err |= append(ports, finish(p, err));
+	}
+	if (err) {
+		json_decref(o);
+		json_decref(ports);
+		return NULL;
+	}
+	err |= put(o, "ports", ports);
+	return finish(o, err);
+}
+
+static json_t *reload_json(const struct snap_reload *r)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	err |= put(o, "attempts_total", u64(r->attempts_total));
+	err |= put(o, "failures_total", u64(r->failures_total));
+	err |= put(o, "last_successful", json_boolean(r->last_successful));
+	err |= put(o, "last_success_unix", real(r->last_success_unix));
+	err |= put(o, "last_attempt_unix",
+		   r->last_attempt_unix != 0 ? real(r->last_attempt_unix)
+					     : json_null());
+	err |= put(o, "last_error",
+		   r->last_error[0]
+			   ? ctl_json_text(r->last_error, sizeof(r->last_error))
+			   : json_null());
+	return finish(o, err);
+}
+
+static json_t *config_json(const struct stats_snapshot *s)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	err |= put(o, "path",
+		   ctl_json_text(s->config_path, sizeof(s->config_path)));
+	err |= put(o, "generation", u64(s->reload.generation));
+	err |= put(o, "reload", reload_json(&s->reload));
+	return finish(o, err);
+}
+
+/* Per port: name, rate, queue and class counts; placement of each queue. */
+static int put_ports_and_placement(json_t *o, const struct stats_snapshot *s)
+{
+	json_t *ports = json_array(), *placement = json_array(), *p;
+	int err = !ports || !placement;
+
+	for (int i = 0; !err && i < GW_PORTS; i++) {
+		const struct snap_port *sp = &s->ports[i];
+
+		p = json_object();
+		err |= !p;
+		if (err)
+			break;
+		err |= put(p, "name",
+			   ctl_json_text(sp->ifname, sizeof(sp->ifname)));
+		err |= put(p, "rate_bps", u64(sp->rate_bps));
+		err |= put(p, "queues", json_integer(n_queues(sp)));
+		err |= put(p, "classes", json_integer(n_classes(sp)));
+		err |= append(ports, finish(p, err));
+		for (uint32_t q = 0; !err && q < n_queues(sp); q++) {
+			p = json_object();
+			err |= !p;
+			if (err)
+				break;
+			err |= put(
+				p, "port",
+				ctl_json_text(sp->ifname, sizeof(sp->ifname)));
+			err |= put(p, "queue", json_integer(sp->q[q].queue));
+			err |= put(p, "worker", index_or_null(sp->q[q].worker));
+			err |= put(p, "cpu", index_or_null(sp->q[q].cpu));
+			err |= append(placement, finish(p, err));
+		}
+	}
+	if (err) {
+		json_decref(ports);
+		json_decref(placement);
+		return -1;
+	}
+	err |= put(o, "ports", ports);
+	err |= put(o, "placement", placement);
+	return err;
+}
+
+json_t *ctl_json_status(const struct stats_snapshot *s, pid_t pid)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	err |= put(o, "version", ctl_json_text(s->version, TEXT_MAX));
+	err |= put(o, "pid", json_integer(pid));
+	err |= put(o, "start_unix", real(s->start_unix));
+	err |= put(o, "now_unix", real(s->now_unix));
+	err |= put(o, "uptime_s", real(s->uptime_s));
+	err |= put(o, "config", config_json(s));
+	err |= put(o, "xdp_mode", ctl_json_text(s->xdp_mode, TEXT_MAX));
+	err |= put(o, "bind_mode", ctl_json_text(s->bind_mode, TEXT_MAX));
+	err |= put(o, "failure_mode", ctl_json_text(s->failure_mode, TEXT_MAX));
+	err |= put(o, "workers", json_integer(s->n_workers));
+	err |= put(o, "umem_frames", json_integer(s->umem_frames));
+	err |= put(o, "max_frame", json_integer(s->max_frame));
+	if (!err)
+		err |= put_ports_and_placement(o, s);
+	return finish(o, err);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ctl_json.h - JSON views of a stats snapshot: what the control protocol
+ * returns (status, stats, classes) and the daemon prints in its final
+ * report (one port object). Pure functions of the snapshot: they read it,
+ * never the gateway, and return a new jansson value (the caller owns the
+ * reference), or NULL when out of memory.
+ *
+ * Port object (ctl_json_port):
+ *   {"name","rate_bps","rx_packets","rx_bytes","tx_packets","tx_bytes",
+ *    "tx_kicks","tx_kick_errors","foreign_frames","fill_wakeups",
+ *    "drops":{"handoff_full","invalid_desc","multibuf","malformed"},
+ *    "xdp":{<verdict name>:count...},
+ *    "xsk":{"rx_dropped","rx_invalid_descs","tx_invalid_descs",
+ *           "rx_ring_full","rx_fill_ring_empty_descs",
+ *           "tx_ring_empty_descs"},
+ *    "malformed":{<reason>:count...},
+ *    "queues":[{"queue","worker","cpu", the counters above but "xdp"}],
+ *    "classes":[class object]}
+ * Class object:
+ *   {"name","level","quantum","ceil_bps","min_bps","limit_bytes",
+ *    "limit_packets","ecn","enq_packets","enq_bytes","sent_packets",
+ *    "sent_bytes","ecn_marks","depth_packets","depth_bytes",
+ *    "drops":{"queue_bytes","queue_packets","ecn_nonect","invalid"},
+ *    "sojourn_log2_us":[SCHED_HIST_BUCKETS counts]}
+ *
+ * Invariants: counters are JSON integers, exact up to 2^63 - 1 (larger
+ * values, which no counter reaches, saturate there); "worker" and "cpu" are
+ * null when unknown / not pinned; times and rates that are not finite are
+ * null; text fields are bounded by their array size and bytes that are
+ * not valid UTF-8 become '?', so any snapshot renders to valid JSON. Counts
+ * beyond the array sizes (n_queues, n_classes) are clamped.
+ */
+#ifndef XDPLANE_CTL_JSON_H
+#define XDPLANE_CTL_JSON_H
+
+#include <sys/types.h>
+#include <jansson.h>
+#include "snapshot.h"
+
+/* {"version","pid","start_unix","now_unix","uptime_s",
+ *  "config":{"path","generation","reload":{"attempts_total",
+ *            "failures_total","last_successful","last_success_unix",
+ *            "last_attempt_unix" (null: never),"last_error" (null: none)}},
+ *  "xdp_mode","bind_mode","failure_mode","workers","umem_frames",
+ *  "max_frame","ports":[{"name","rate_bps","queues","classes"}],
+ *  "placement":[{"port","queue","worker","cpu"}]} */
+json_t *ctl_json_status(const struct stats_snapshot *s, pid_t pid);
+
+/* {"now_unix","now_mono_ns","uptime_s","ports":[port object]}; only the
+ * port named port_filter when it is not NULL (none if no port has it). */
+json_t *ctl_json_stats(const struct stats_snapshot *s, const char *port_filter);
+
+/* {"ports":[{"name","rate_bps","classes":[class object]}]} */
+json_t *ctl_json_classes(const struct stats_snapshot *s);
+
+json_t *ctl_json_port(const struct snap_port *p);
+
+/* At most max bytes of s (up to a NUL) as a JSON string; if they are not
+ * valid UTF-8, at most 512 of them with every byte above 0x7f replaced by
+ * '?'. null if s is NULL; NULL when out of memory. For text that may come
+ * from anywhere. */
+json_t *ctl_json_text(const char *s, size_t max);
+
+#endif

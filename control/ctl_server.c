@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ctl_server.c - see ctl_server.h.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "ctl_server.h"
+
+#define CTL_HELLO_NS (10 * 1000000000ull)
+#define CTL_REFUSED_NS 1000000000ull
+#define CTL_IDLE_NS (600 * 1000000000ull)
+#define CTL_MAX_SESSIONS 32
+#define CTL_OUT_MAX (4u << 20)
+
+struct ctl_conn {
+	struct ctl_session sess;
+	bool discarding; /* inside a line longer than CTL_LINE_MAX */
+};
+
+/* May this peer use the control socket? */
+static bool peer_allowed(const struct conn *c, gid_t group)
+{
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+
+	if (c->peer.uid == 0 || c->peer.uid == geteuid())
+		return true;
+	if (group == (gid_t)-1)
+		group = getegid();
+	if (c->peer.gid == group)
+		return true;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		return false;
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == group)
+			return true;
+	return false;
+}
+
+static int ctl_accept(struct conn *c)
+{
+	struct ctl_server *s = c->srv->ctx;
+	struct ctl_conn *cc;
+	char line[256];
+
+	if (!peer_allowed(c, s->group)) {
+		log_ratelimited(&s->refuse_rl, 5, LOG_LVL_WARN,
+				"control socket: refused uid %u gid %u pid %d "
+				"(not root, the daemon's user or the control "
+				"group)",
+				(unsigned int)c->peer.uid,
+				(unsigned int)c->peer.gid, (int)c->peer.pid);
+		snprintf(line, sizeof(line),
+			 "{\"ok\":false,\"error\":{\"code\":\"permission\","
+			 "\"message\":\"permission denied: uid %u is not "
+			 "root, the daemon's user or in the control "
+			 "group\"}}\n",
+			 (unsigned int)c->peer.uid);
+		conn_write(c, line, strlen(line));
+		/* kept open until the client has sent its first bytes (or a
+		 * second has passed), so that it reads this answer instead of
+		 * failing to send its hello to a closed socket */
+		c->srv->st.refused++;
+		c->deadline_ns = conn_now_ns() + CTL_REFUSED_NS;
+		return 0;
+	}
+	cc = calloc(1, sizeof(*cc));
+	if (!cc)
+		return -1;
+	ctl_session_init(&cc->sess);
+	c->proto = cc;
+	c->deadline_ns = conn_now_ns() + CTL_HELLO_NS;
+	return 0;
+}
+
+static void reply(struct conn *c, char *resp)
+{
+	if (!resp || conn_write(c, resp, strlen(resp)))
+		c->closing = true;
+	free(resp);
+}
+
+static void ctl_input(struct conn *c)
+{
+	struct ctl_server *s = c->srv->ctx;
+	struct ctl_conn *cc = c->proto;
+	char *nl;
+	size_t len;
+
+	if (!cc) { /* refused: the answer is queued already */
+		conn_consume(c, c->in_len);
+		c->closing = true;
+		return;
+	}
+
+	while (!c->closing && c->in_len) {
+		nl = memchr(c->in, '\n', c->in_len);
+		if (!nl) {
+			if (c->in_len < c->srv->in_max)
+				break; /* wait for the rest */
+			if (!cc->discarding)
+				reply(c, ctl_session_too_long(&cc->sess));
+			cc->discarding = true;
+			conn_consume(c, c->in_len);
+			break;
+		}
+		len = (size_t)(nl - c->in);
+		if (cc->discarding)
+			cc->discarding = false; /* the end of the long line */
+		else
+			reply(c,
+			      ctl_session_handle(&cc->sess, c->in, len, s->be));
+		conn_consume(c, len + 1);
+		if (cc->sess.closing)
+			c->closing = true;
+		if (cc->sess.greeted)
+			c->deadline_ns = 0;
+	}
+	if (c->eof)
+		c->closing = true;
+}
+
+static void ctl_closed(struct conn *c)
+{
+	free(c->proto);
+	c->proto = NULL;
+}
+
+static const struct conn_ops ctl_ops = {
+	.on_accept = ctl_accept,
+	.on_input = ctl_input,
+	.on_close = ctl_closed,
+};
+
+/* Is a daemon answering on this path? */
+static bool socket_alive(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool alive;
+
+	if (fd < 0)
+		return false;
+	alive = !connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	close(fd);
+	return alive;
+}
+
+/* The socket's directory: created 0750 (owner, group) when missing. */
+static int make_dir(const char *path, uid_t owner, gid_t group, char *err,
+		    size_t errlen)
+{
+	char dir[108];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (!mkdir(dir, 0750)) {
+		if (chown(dir, owner, group))
+			log_warn("control socket: chown %s: %s", dir,
+				 strerror(errno));
+		return 0;
+	}
+	if (errno == EEXIST)
+		return 0;
+	snprintf(err, errlen, "control socket: cannot create %s: %s", dir,
+		 strerror(errno));
+	return -1;
+}
+
+int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
+		    uid_t owner, gid_t group, const struct ctl_backend *be,
+		    char *err, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	s->be = be;
+	s->group = group;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "control socket: path too long: %s",
+			 path);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (make_dir(path, owner, group, err, errlen))
+		return -1;
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(err, errlen,
+				 "control socket: %s exists and is not a "
+				 "socket",
+				 path);
+			return -1;
+		}
+		if (socket_alive(&sa)) {
+			snprintf(err, errlen,
+				 "control socket: %s is in use (is another "
+				 "xdplane running?)",
+				 path);
+			return -1;
+		}
+		unlink(path); /* stale, from a crashed run */
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(path, 0660) || chown(path, owner, group) || listen(fd, 64)) {
+		snprintf(err, errlen, "control socket %s: %s", path,
+			 strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		return -1;
+	}
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	s->cs.name = "control socket";
+	s->cs.ops = &ctl_ops;
+	s->cs.ctx = s;
+	s->cs.in_max = CTL_LINE_MAX + 1;
+	s->cs.out_max = CTL_OUT_MAX;
+	s->cs.max_conns = CTL_MAX_SESSIONS;
+	s->cs.idle_ns = CTL_IDLE_NS;
+	if (conn_server_start(&s->cs, loop, fd)) {
+		snprintf(err, errlen, "control socket: event loop full");
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	log_info("control socket: %s (mode 0660)", path);
+	return 0;
+}
+
+void ctl_server_close(struct ctl_server *s)
+{
+	if (!s->path[0])
+		return;
+	conn_server_stop(&s->cs);
+	unlink(s->path);
+	s->path[0] = '\0';
+}

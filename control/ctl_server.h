@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ctl_server.h - the Unix control socket: newline-delimited JSON sessions
+ * (ctl_proto.h) on a stream socket, served by the control thread's event
+ * loop (conn.h).
+ *
+ * Access: the socket file is mode 0660, owned by the daemon's user (or
+ * `owner`) and the control group, in a directory the daemon creates (0750)
+ * when missing. The kernel refuses connect() to whoever may not write the
+ * file; on top, each accepted client's credentials (SO_PEERCRED,
+ * SO_PEERGROUPS) are checked: root, the daemon's effective user, or a
+ * member of the control group. Anyone else gets one JSON error line
+ * (code "permission") as the answer to whatever it sends first, and is
+ * disconnected (at the latest after 1-2 s). A client must say hello within
+ * 10 s; a session idle for 10 minutes is closed.
+ *
+ * Thread: the control thread only.
+ */
+#ifndef XDPLANE_CTL_SERVER_H
+#define XDPLANE_CTL_SERVER_H
+
+#include <sys/types.h>
+#include "conn.h"
+#include "ctl_proto.h"
+#include "log.h"
+
+struct ctl_server {
+	struct conn_server cs;
+	const struct ctl_backend *be;
+	gid_t group; /* the control group; (gid_t)-1: the daemon's */
+	char path[108];
+	struct log_ratelimit refuse_rl;
+};
+
+/* Create (replacing a stale socket, refusing one a live daemon answers
+ * on) and listen. owner: chown the socket (and a directory it creates) to
+ * this user; (uid_t)-1 keeps the daemon's. 0, or -1 with err filled. */
+int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
+		    uid_t owner, gid_t group, const struct ctl_backend *be,
+		    char *err, size_t errlen);
+/* Close every session and the listener, remove the socket file. */
+void ctl_server_close(struct ctl_server *s);
+
+#endif

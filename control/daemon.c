@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * daemon.c - see daemon.h.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "config_diff.h"
+#include "ctl_json.h"
+#include "ctl_server.h"
+#include "daemon.h"
+#include "evloop.h"
+#include "gateway.h"
+#include "log.h"
+#include "metrics_server.h"
+#include "privs.h"
+#include "sd_notify.h"
+#include "snapshot.h"
+#include "steer_prog.h"
+
+struct daemon {
+	const char *path;
+	struct xdplane_config *cfg; /* the running configuration */
+	struct gateway *gw;
+	struct evloop loop;
+	struct ctl_server ctl;
+	struct metrics_server metrics;
+	struct ctl_backend be;
+	int sig_fd, timer_fd;
+	struct ev_watch sig_w, timer_w;
+	struct snap_reload reload;
+	double start_unix;
+	bool stopping;
+	int stop_signal;
+	bool log_level_forced; /* -v / -q given: the file's level is ignored */
+	uint64_t watchdog_usec;
+};
+
+static double unix_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void params_from_config(const struct xdplane_config *c,
+			       struct gw_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (int i = 0; i < GW_PORTS; i++)
+		snprintf(p->ifname[i], sizeof(p->ifname[i]), "%s",
+			 c->ports[i].interface);
+	p->queues = c->queues;
+	p->xdp_mode = c->xdp_mode == XDP_ATTACH_NATIVE	  ? STEER_MODE_NATIVE
+		      : c->xdp_mode == XDP_ATTACH_GENERIC ? STEER_MODE_GENERIC
+							  : STEER_MODE_AUTO;
+	p->bind_mode = c->bind_mode == XSK_BIND_ZEROCOPY ? 1
+		       : c->bind_mode == XSK_BIND_COPY	 ? 2
+							 : 0;
+	p->failure_mode = c->failure_mode == FAILURE_CLOSED ? STEER_FAIL_CLOSED
+							    : STEER_FAIL_OPEN;
+	p->fill_size = c->rings.fill;
+	p->comp_size = c->rings.completion;
+	p->rx_size = c->rings.rx;
+	p->tx_size = c->rings.tx;
+	p->handoff_size = c->rings.handoff;
+	p->umem_frames = c->umem.frames;
+	p->frame_size = c->umem.frame_size;
+	p->frame_headroom = c->umem.headroom;
+	p->busy_us = c->poll.busy_us;
+	p->shaper_spin_us = c->poll.shaper_spin_us;
+	p->batch = c->poll.batch;
+	p->n_cpus = c->n_cpus;
+	memcpy(p->cpus, c->cpus, sizeof(p->cpus[0]) * c->n_cpus);
+	p->qos = c->qos;
+}
+
+/* ---- the control API's backend ---- */
+
+static struct stats_snapshot *be_snapshot(void *ctx)
+{
+	struct daemon *d = ctx;
+	struct snapshot_source src = {
+		.gw = d->gw,
+		.config_path = d->path,
+		.failure_mode = failure_mode_name(d->cfg->failure_mode),
+		.start_unix = d->start_unix,
+		.reload = &d->reload,
+	};
+
+	d->reload.generation = gateway_generation(d->gw);
+	return snapshot_take(&src);
+}
+
+static void be_snapshot_free(void *ctx, struct stats_snapshot *s)
+{
+	snapshot_free(s);
+}
+
+/* Load, validate, diff, apply. NULL + err when refused; else the result. */
+static json_t *do_reload(struct daemon *d, struct ctl_err *err)
+{
+	struct xdplane_config *next;
+	struct config_error cerr;
+	struct config_diff diff;
+	char keys[1024], gwerr[512];
+	uint64_t t0 = conn_now_ns();
+	json_t *changes;
+	int rc;
+
+	d->reload.attempts_total++;
+	d->reload.last_attempt_unix = unix_now();
+	next = config_load(d->path, true, &cerr);
+	if (!next) {
+		ctl_err_set(err, "invalid_config", "%s", cerr.msg);
+		goto refused;
+	}
+	config_diff(d->cfg, next, &diff);
+	if (diff.n_cold) {
+		config_diff_format(&diff, true, keys, sizeof(keys));
+		ctl_err_set(err, "restart_required", "restart required: %s",
+			    keys);
+		config_free(next);
+		goto refused;
+	}
+	if (config_reload_check(d->cfg, next, gwerr, sizeof(gwerr))) {
+		ctl_err_set(err, "invalid_config", "%s: %s", d->path, gwerr);
+		config_free(next);
+		goto refused;
+	}
+	changes = json_array();
+	for (uint32_t i = 0; i < diff.n; i++)
+		json_array_append_new(changes, json_string(diff.ch[i].key));
+	if (diff.n) {
+		sdn_reloading();
+		rc = gateway_reload(d->gw, &next->qos, gwerr, sizeof(gwerr));
+		if (rc == -EINVAL) {
+			sdn_notify("READY=1");
+			ctl_err_set(err, "invalid_config", "%s: %s", d->path,
+				    gwerr);
+			config_free(next);
+			json_decref(changes);
+			goto refused;
+		}
+		if (rc)
+			log_warn("reload: %s", gwerr);
+		if (!d->log_level_forced)
+			log_set_level((enum log_level)next->log_level);
+		sdn_notify("READY=1");
+	}
+	config_free(d->cfg);
+	d->cfg = next;
+	d->reload.generation = gateway_generation(d->gw);
+	d->reload.last_successful = true;
+	d->reload.last_success_unix = unix_now();
+	d->reload.last_error[0] = '\0';
+	config_diff_format(&diff, false, keys, sizeof(keys));
+	log_notice("reload: generation %llu, %u change%s%s%s",
+		   (unsigned long long)d->reload.generation, diff.n,
+		   diff.n == 1 ? "" : "s", diff.n ? ": " : "",
+		   diff.n ? keys : "");
+	return json_pack("{s:b,s:I,s:o,s:f}", "applied", diff.n > 0,
+			 "generation", (json_int_t)d->reload.generation,
+			 "changes", changes, "duration_ms",
+			 (double)(conn_now_ns() - t0) / 1e6);
+refused:
+	d->reload.failures_total++;
+	d->reload.last_successful = false;
+	snprintf(d->reload.last_error, sizeof(d->reload.last_error), "%s",
+		 err->message);
+	log_err("reload refused, running configuration unchanged: %s",
+		err->message);
+	return NULL;
+}
+
+static json_t *be_reload(void *ctx, struct ctl_err *err)
+{
+	return do_reload(ctx, err);
+}
+
+static json_t *be_flows(void *ctx, struct ctl_err *err)
+{
+	/* no per-flow state yet: DCQCN's reaction points bring it */
+	return json_array();
+}
+
+static json_t *be_congestion(void *ctx, const char *port, const char *cls,
+			     double severity, struct ctl_err *err)
+{
+	ctl_err_set(err, "unavailable",
+		    "congestion hints need DCQCN reaction points, which this "
+		    "build does not have");
+	return NULL;
+}
+
+static int be_log_level(void *ctx, const char *level, const char **previous,
+			struct ctl_err *err)
+{
+	int lvl = config_log_level_parse(level);
+
+	if (lvl < 0) {
+		ctl_err_set(err, "bad_request", "unknown log level '%s'",
+			    level);
+		return -1;
+	}
+	*previous = config_log_level_name(log_get_level());
+	log_set_level((enum log_level)lvl);
+	log_notice("log level set to %s (was %s)", level, *previous);
+	return 0;
+}
+
+/* ---- events ---- */
+
+static void on_signal(struct ev_watch *w, int revents)
+{
+	struct daemon *d = w->arg;
+	struct signalfd_siginfo si;
+	struct ctl_err err;
+	json_t *r;
+
+	while (read(d->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			log_info("SIGHUP: reloading %s", d->path);
+			r = do_reload(d, &err);
+			json_decref(r);
+		} else {
+			d->stopping = true;
+			d->stop_signal = (int)si.ssi_signo;
+		}
+	}
+	if (!d->stopping && evloop_arm(&d->loop, w, POLLIN))
+		log_err("cannot wait for signals");
+}
+
+static void on_timer(struct ev_watch *w, int revents)
+{
+	struct daemon *d = w->arg;
+	uint64_t ticks, now = conn_now_ns();
+
+	(void)!read(d->timer_fd, &ticks, sizeof(ticks));
+	if (d->ctl.path[0])
+		conn_server_tick(&d->ctl.cs, now);
+	if (d->metrics.open)
+		conn_server_tick(&d->metrics.cs, now);
+	if (d->watchdog_usec)
+		sdn_notify("WATCHDOG=1");
+	if (evloop_arm(&d->loop, w, POLLIN))
+		log_err("cannot arm the stats timer");
+}
+
+static int open_event_sources(struct daemon *d, char *err, size_t errlen)
+{
+	const struct xdplane_config *c = d->cfg;
+	uint64_t ms = c->control.stats_interval_ms;
+	struct itimerspec its = {
+		.it_interval = {ms / 1000, (long)(ms % 1000) * 1000000},
+		.it_value = {ms / 1000, (long)(ms % 1000) * 1000000},
+	};
+	sigset_t sigs;
+
+	if (evloop_init(&d->loop, 256)) {
+		snprintf(err, errlen, "cannot set up io_uring");
+		return -1;
+	}
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	d->sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->timer_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->sig_fd < 0 || d->timer_fd < 0 ||
+	    timerfd_settime(d->timer_fd, 0, &its, NULL)) {
+		snprintf(err, errlen, "signalfd/timerfd: %s", strerror(errno));
+		return -1;
+	}
+	ev_watch_init(&d->sig_w, d->sig_fd, on_signal, d);
+	ev_watch_init(&d->timer_w, d->timer_fd, on_timer, d);
+	if (evloop_arm(&d->loop, &d->sig_w, POLLIN) ||
+	    evloop_arm(&d->loop, &d->timer_w, POLLIN)) {
+		snprintf(err, errlen, "cannot arm the event loop");
+		return -1;
+	}
+	return 0;
+}
+
+static int open_servers(struct daemon *d, char *err, size_t errlen)
+{
+	const struct xdplane_config *c = d->cfg;
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1, ugid;
+
+	if (c->control.socket[0]) {
+		if (c->user[0] &&
+		    privs_lookup(c->user, c->group, &uid, &ugid, err, errlen))
+			return -1;
+		if (c->control.socket_group[0]) {
+			if (privs_lookup(NULL, c->control.socket_group, NULL,
+					 &gid, err, errlen))
+				return -1;
+		} else if (c->user[0]) {
+			gid = ugid;
+		}
+		if (ctl_server_open(&d->ctl, &d->loop, c->control.socket, uid,
+				    gid, &d->be, err, errlen))
+			return -1;
+	}
+	if (c->control.metrics_addrlen &&
+	    metrics_server_open(
+		    &d->metrics, &d->loop,
+		    (const struct sockaddr *)&c->control.metrics_addr,
+		    c->control.metrics_addrlen, be_snapshot, be_snapshot_free,
+		    d, err, errlen))
+		return -1;
+	return 0;
+}
+
+/* ---- the final report ---- */
+
+static const char *const sched_drop_names[SCHED_DROP_REASONS] = {
+	[SCHED_DROP_QUEUE_BYTES] = "queue_bytes",
+	[SCHED_DROP_QUEUE_PACKETS] = "queue_packets",
+	[SCHED_DROP_ECN_NONECT] = "ecn_nonect",
+	[SCHED_DROP_INVALID] = "invalid",
+};
+
+static void print_tables(const struct stats_snapshot *s)
+{
+	fprintf(stderr, "%-10s %12s %14s %12s %14s %10s %10s %10s\n", "port",
+		"rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "drop_hoff",
+		"xsk_drop", "failopen");
+	for (int p = 0; p < GW_PORTS; p++) {
+		const struct gw_port_stats *st = &s->ports[p].s;
+
+		fprintf(stderr,
+			"%-10s %12llu %14llu %12llu %14llu %10llu %10llu "
+			"%10llu\n",
+			s->ports[p].ifname, (unsigned long long)st->rx_packets,
+			(unsigned long long)st->rx_bytes,
+			(unsigned long long)st->tx_packets,
+			(unsigned long long)st->tx_bytes,
+			(unsigned long long)st->drop_handoff_full,
+			(unsigned long long)(st->xsk.rx_dropped +
+					     st->xsk.rx_ring_full +
+					     st->xsk.rx_fill_ring_empty_descs),
+			(unsigned long long)st->verdicts[STEER_V_FAILOPEN]);
+	}
+	fprintf(stderr, "%-6s %-12s %12s %12s %10s %10s %10s\n", "egress",
+		"class", "enq_packets", "sent_packets", "drop_full",
+		sched_drop_names[SCHED_DROP_ECN_NONECT], "ecn_marks");
+	for (int p = 0; p < GW_PORTS; p++) {
+		for (uint32_t k = 0; k < s->ports[p].n_classes; k++) {
+			const struct snap_class *c = &s->ports[p].cls[k];
+
+			fprintf(stderr,
+				"%-6s %-12s %12llu %12llu %10llu %10llu "
+				"%10llu\n",
+				s->ports[p].ifname, c->name,
+				(unsigned long long)c->s.enq_packets,
+				(unsigned long long)c->s.sent_packets,
+				(unsigned long long)(c->s.drops
+							     [SCHED_DROP_QUEUE_BYTES] +
+						     c->s.drops
+							     [SCHED_DROP_QUEUE_PACKETS]),
+				(unsigned long long)
+					c->s.drops[SCHED_DROP_ECN_NONECT],
+				(unsigned long long)c->s.ecn_marks);
+		}
+	}
+}
+
+/* Stop, read the final counters, close (census), report. */
+static int stop_and_report(struct daemon *d)
+{
+	struct stats_snapshot *s;
+	struct gw_census c;
+	json_t *root, *ports;
+	char *text;
+	int rc = 0;
+
+	gateway_stop(d->gw); /* drained: the counters are final */
+	s = be_snapshot(d);
+	root = json_object();
+	ports = json_array();
+	if (s) {
+		print_tables(s);
+		json_object_set_new(root, "xdp_mode", json_string(s->xdp_mode));
+		json_object_set_new(root, "bind_mode",
+				    json_string(s->bind_mode));
+		json_object_set_new(
+			root, "generation",
+			json_integer((json_int_t)s->reload.generation));
+		for (int p = 0; p < GW_PORTS; p++)
+			json_array_append_new(ports,
+					      ctl_json_port(&s->ports[p]));
+		snapshot_free(s);
+	}
+	json_object_set_new(root, "ports", ports);
+	gateway_close(d->gw, &c);
+	d->gw = NULL;
+	json_object_set_new(root, "frames",
+			    json_pack("{s:I,s:I,s:I,s:I,s:I}", "total",
+				      (json_int_t)c.total, "found",
+				      (json_int_t)c.found, "missing",
+				      (json_int_t)c.missing, "doubles",
+				      (json_int_t)c.doubles, "strays",
+				      (json_int_t)c.strays));
+	if (!c.done || c.missing || c.doubles || c.strays) {
+		log_err("frame accounting failed: %llu of %llu frames found, "
+			"%llu missing, %llu doubly owned, %llu stray",
+			(unsigned long long)c.found,
+			(unsigned long long)c.total,
+			(unsigned long long)c.missing,
+			(unsigned long long)c.doubles,
+			(unsigned long long)c.strays);
+		rc = 3;
+	} else {
+		log_info("frame accounting: all %llu frames accounted for",
+			 (unsigned long long)c.total);
+	}
+	text = json_dumps(root, JSON_COMPACT);
+	fprintf(stderr, "final-stats: %s\n", text ? text : "{}");
+	free(text);
+	json_decref(root);
+	return rc;
+}
+
+static void close_servers(struct daemon *d)
+{
+	ctl_server_close(&d->ctl);
+	metrics_server_close(&d->metrics);
+	if (!d->loop.ready)
+		return;
+	/* let the cancelled polls come back so every connection is freed */
+	for (int i = 0; i < 100 && !(conn_server_idle(&d->ctl.cs) &&
+				     conn_server_idle(&d->metrics.cs));
+	     i++)
+		evloop_run_once(&d->loop, 10);
+}
+
+int daemon_run(const char *path, struct xdplane_config *cfg,
+	       bool log_level_forced)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+	struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+	struct gw_params params;
+	char err[512], caps[128];
+	sigset_t sigs;
+	int rc = 1;
+
+	if (!d) {
+		config_free(cfg);
+		return 1;
+	}
+	d->path = path;
+	d->cfg = cfg;
+	d->sig_fd = d->timer_fd = -1;
+	d->log_level_forced = log_level_forced;
+	d->start_unix = unix_now();
+	d->reload.generation = 1;
+	d->reload.last_successful = true;
+	d->reload.last_success_unix = d->start_unix;
+	d->be = (struct ctl_backend){
+		.ctx = d,
+		.snapshot = be_snapshot,
+		.snapshot_free = be_snapshot_free,
+		.reload = be_reload,
+		.flows = be_flows,
+		.congestion = be_congestion,
+		.log_level = be_log_level,
+		.pid = getpid(),
+	};
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* workers inherit it */
+	/* UMEM pages are charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK: raise
+	 * it as far as allowed; registration says so if it is not enough. */
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) && !getrlimit(RLIMIT_MEMLOCK, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+	}
+
+	log_info("xdplane %s starting with %s", XDPLANE_VERSION, path);
+	params_from_config(cfg, &params);
+	d->gw = gateway_open(&params, err, sizeof(err));
+	if (!d->gw) {
+		log_err("%s", err);
+		goto out;
+	}
+	if (open_event_sources(d, err, sizeof(err)) ||
+	    open_servers(d, err, sizeof(err))) {
+		log_err("%s", err);
+		goto out;
+	}
+	if (privs_drop(cfg->user, cfg->group, err, sizeof(err))) {
+		log_err("cannot drop privileges: %s", err);
+		goto out;
+	}
+	privs_describe(caps, sizeof(caps));
+	log_info("privileges: uid %u gid %u, capabilities kept: %s",
+		 (unsigned int)geteuid(), (unsigned int)getegid(),
+		 caps[0] ? caps : "none");
+	if (gateway_start(d->gw, err, sizeof(err))) {
+		log_err("%s", err);
+		goto out;
+	}
+	d->watchdog_usec = sdn_watchdog_usec();
+	sdn_notify("READY=1\nSTATUS=forwarding");
+
+	while (!d->stopping) {
+		int n = evloop_run_once(&d->loop, -1);
+
+		if (n < 0) {
+			log_err("event loop: %s", strerror(-n));
+			break;
+		}
+	}
+	log_info("stopping (signal %d)", d->stop_signal);
+	sdn_notify("STOPPING=1");
+	close_servers(d);
+	rc = stop_and_report(d);
+out:
+	if (rc == 1) /* set-up failed: nothing to report */
+		close_servers(d);
+	gateway_close(d->gw, NULL);
+	if (d->sig_fd >= 0)
+		close(d->sig_fd);
+	if (d->timer_fd >= 0)
+		close(d->timer_fd);
+	evloop_fini(&d->loop);
+	config_free(d->cfg);
+	free(d);
+	return rc;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * snapshot.c - see snapshot.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "snapshot.h"
+
+uint64_t snapshot_class_rate(uint64_t bps, uint32_t share, uint64_t port_bps)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	if (bps)
+		return bps;
+	if (!share || !port_bps)
+		return 0;
+	return (uint64_t)(((u128)port_bps * share) >> 16);
+}
+
+static void take_port(struct gateway *gw, int p, const struct qos_policy *pol,
+		      struct snap_port *sp)
+{
+	const struct qos_port *qp = &pol->port[p];
+
+	snprintf(sp->ifname, sizeof(sp->ifname), "%s",
+		 gateway_port_name(gw, p));
+	sp->rate_bps = qp->rate_bps;
+	gateway_port_stats(gw, p, &sp->s);
+	sp->n_queues = gateway_queues(gw);
+	for (uint32_t q = 0; q < sp->n_queues && q < GW_MAX_QUEUES; q++) {
+		struct snap_queue *sq = &sp->q[q];
+
+		sq->queue = q;
+		gateway_queue_placement(gw, p, q, &sq->worker, &sq->cpu);
+		gateway_queue_stats(gw, p, q, &sq->s);
+	}
+	for (uint32_t k = 0; k < pol->n_classes; k++) {
+		const struct qos_class *qc = &pol->classes[k];
+		struct snap_class *sc = &sp->cls[sp->n_classes];
+
+		if (gateway_class_stats(gw, p, k, &sc->s))
+			continue;
+		memcpy(sc->name, qc->name, sizeof(sc->name));
+		sc->id = k;
+		sc->level = qc->level;
+		sc->quantum = qc->quantum;
+		sc->ceil_bps = snapshot_class_rate(qc->ceil_bps, qc->ceil_share,
+						   qp->rate_bps);
+		sc->min_bps = snapshot_class_rate(qc->min_bps, qc->min_share,
+						  qp->rate_bps);
+		sc->limit_bytes = qc->limit_bytes;
+		sc->limit_packets = qc->limit_packets;
+		sc->ecn = qc->ecn.enabled;
+		sp->n_classes++;
+	}
+}
+
+struct stats_snapshot *snapshot_take(const struct snapshot_source *src)
+{
+	struct stats_snapshot *s = calloc(1, sizeof(*s));
+	const struct qos_policy *pol = gateway_policy(src->gw);
+	struct timespec rt, mono;
+	struct gw_info info;
+
+	if (!s)
+		return NULL;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	gateway_info(src->gw, &info);
+	s->version = XDPLANE_VERSION;
+	snprintf(s->config_path, sizeof(s->config_path), "%s",
+		 src->config_path);
+	s->start_unix = src->start_unix;
+	s->now_unix = (double)rt.tv_sec + rt.tv_nsec / 1e9;
+	s->uptime_s = s->now_unix - s->start_unix;
+	s->now_mono_ns = (uint64_t)mono.tv_sec * 1000000000ull + mono.tv_nsec;
+	s->xdp_mode = info.xdp_mode;
+	s->bind_mode = info.zerocopy ? "zerocopy" : "copy";
+	s->failure_mode = src->failure_mode;
+	s->n_workers = info.n_workers;
+	s->umem_frames = info.umem_frames;
+	s->max_frame = info.max_frame;
+	s->reload = *src->reload;
+	for (int p = 0; p < GW_PORTS; p++)
+		take_port(src->gw, p, pol, &s->ports[p]);
+	return s;
+}
+
+void snapshot_free(struct stats_snapshot *s)
+{
+	free(s);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * snapshot.h - one consistent-enough picture of the running daemon, taken by
+ * the control thread and rendered by every consumer (the JSON control API,
+ * the Prometheus exposition, the final report). Renderers never touch the
+ * gateway: they read a snapshot, so they can be unit-tested and fuzzed on
+ * hand-made snapshots.
+ *
+ * Ownership: built and freed by the control thread (snapshot_take /
+ * snapshot_free); immutable once taken. Counters are read from
+ * single-writer dataplane counters without stopping the workers: each
+ * counter is exact at the instant it was read, and counters only grow
+ * (the reload keeps them by class name), but two counters are not read at
+ * the same instant.
+ *
+ * Units: packets, bytes, bits per second for rates, seconds for times
+ * unless a field says otherwise.
+ */
+#ifndef XDPLANE_SNAPSHOT_H
+#define XDPLANE_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "gateway.h"
+#include "qos.h"
+
+struct snap_class {
+	char name[QOS_NAME_MAX];
+	uint32_t id; /* index in the running policy */
+	uint32_t level; /* strict priority level, 0 first */
+	uint32_t quantum; /* DWRR weight, bytes */
+	uint64_t ceil_bps; /* effective ceiling; 0: none */
+	uint64_t min_bps; /* effective guaranteed minimum; 0: none */
+	uint32_t limit_bytes, limit_packets;
+	bool ecn;
+	struct gw_class_stats s; /* summed over the port's queues */
+};
+
+struct snap_queue {
+	uint32_t queue;
+	int worker; /* worker running this queue's RX task, -1 unknown */
+	int cpu; /* that worker's CPU, -1 not pinned */
+	struct gw_port_stats s; /* verdicts[] are per port: zero here */
+};
+
+struct snap_port {
+	char ifname[16];
+	uint64_t rate_bps; /* egress shaper; 0: unshaped */
+	struct gw_port_stats s; /* summed over queues, plus XDP verdicts */
+	uint32_t n_queues;
+	struct snap_queue q[GW_MAX_QUEUES];
+	uint32_t n_classes; /* classes of this port's egress scheduler */
+	struct snap_class cls[QOS_MAX_CLASSES];
+};
+
+struct snap_reload {
+	uint64_t generation; /* 1 at start, +1 per applied reload */
+	uint64_t attempts_total; /* reloads asked for (SIGHUP, API) */
+	uint64_t failures_total; /* refused: invalid file or cold change */
+	bool last_successful; /* the last attempt applied (true at start) */
+	double last_success_unix; /* time of the last applied config */
+	double last_attempt_unix; /* 0: never attempted */
+	char last_error
+		[512]; /* why the last attempt failed, "" if it did not */
+};
+
+struct stats_snapshot {
+	const char *version; /* XDPLANE_VERSION */
+	char config_path[256];
+	double start_unix; /* process start, seconds since the epoch */
+	double now_unix; /* when the snapshot was taken */
+	double uptime_s;
+	uint64_t now_mono_ns; /* CLOCK_MONOTONIC when taken (rates) */
+	const char *xdp_mode; /* "native" | "generic" */
+	const char *bind_mode; /* "zerocopy" | "copy" */
+	const char *failure_mode; /* "fail-open" | "fail-closed" */
+	uint32_t n_workers;
+	uint32_t umem_frames;
+	uint32_t max_frame;
+	struct snap_reload reload;
+	struct snap_port ports[GW_PORTS];
+};
+
+/* What snapshot_take() reads from besides the gateway; owned by the
+ * daemon, read on the control thread. */
+struct snapshot_source {
+	struct gateway *gw;
+	const char *config_path;
+	const char *failure_mode;
+	double start_unix;
+	const struct snap_reload *reload;
+};
+
+/* A new snapshot (heap; snapshot_free() it), NULL when out of memory. */
+struct stats_snapshot *snapshot_take(const struct snapshot_source *src);
+void snapshot_free(struct stats_snapshot *s);
+/* Effective rate of a class ceiling or minimum: bit/s, or a share of the
+ * port rate (parts of QOS_PROB_ONE); 0: none. */
+uint64_t snapshot_class_rate(uint64_t bps, uint32_t share, uint64_t port_bps);
+
+#endif

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_metrics.c - the Prometheus exposition of a hand-made snapshot
+ * (2 ports, 2 queues each, 3 classes each, counters above 2^53, names
+ * that need escaping): exact sample lines, cumulative histogram buckets,
+ * the _sum estimate, HELP/TYPE for every family and contiguous families,
+ * hostile snapshots (unterminated names, invalid UTF-8, counts beyond the
+ * arrays), and `promtool check metrics` (exit 0, no lint output). promtool
+ * comes with the Debian package `prometheus`; without it the test fails.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "metrics.h"
+#include "snapshot.h"
+
+#define TWO_POW_53_PLUS_1 9007199254740993ull
+
+static void set_name(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src);
+}
+
+static void fill_class(struct snap_class *c, const char *name, uint32_t id,
+		       uint64_t base)
+{
+	set_name(c->name, sizeof(c->name), name);
+	c->id = id;
+	c->level = id;
+	c->quantum = 1500 + id;
+	c->limit_bytes = 1000000;
+	c->limit_packets = 4096;
+	c->ecn = id == 1;
+	c->s.enq_packets = base + 1;
+	c->s.enq_bytes = base + 2;
+	c->s.sent_packets = base + 3;
+	c->s.sent_bytes = base + 4;
+	c->s.drops[SCHED_DROP_QUEUE_BYTES] = base + 5;
+	c->s.drops[SCHED_DROP_QUEUE_PACKETS] = base + 6;
+	c->s.drops[SCHED_DROP_ECN_NONECT] = base + 7;
+	c->s.drops[SCHED_DROP_INVALID] = base + 8;
+	c->s.ecn_marks = base + 9;
+	c->s.depth_packets = 10;
+	c->s.depth_bytes = 15000;
+}
+
+static struct stats_snapshot *make_snapshot(void)
+{
+	struct stats_snapshot *s = calloc(1, sizeof(*s));
+	struct snap_port *p;
+
+	assert_non_null(s);
+	s->version = "0.1.0";
+	s->start_unix = 1700000000.5;
+	s->now_unix = 1700000012.75;
+	s->uptime_s = 12.25;
+	s->xdp_mode = "native";
+	s->bind_mode = "copy";
+	s->failure_mode = "fail-open";
+	s->n_workers = 2;
+	s->umem_frames = 8192;
+	s->max_frame = 3498;
+	s->reload.generation = 3;
+	s->reload.attempts_total = 4;
+	s->reload.failures_total = 1;
+	s->reload.last_successful = false;
+	s->reload.last_success_unix = 1700000100.25;
+
+	p = &s->ports[0];
+	set_name(p->ifname, sizeof(p->ifname), "eth1");
+	p->rate_bps = 100000000000ull;
+	p->n_queues = 2;
+	for (uint32_t q = 0; q < 2; q++) {
+		p->q[q].queue = q;
+		p->q[q].worker = (int)q;
+		p->q[q].cpu = q ? -1 : 3;
+	}
+	p->q[0].s.rx_packets = UINT64_MAX;
+	p->q[0].s.rx_bytes = 123456789012345ull;
+	p->q[1].s.rx_packets = TWO_POW_53_PLUS_1;
+	p->q[0].s.tx_packets = 7;
+	p->q[0].s.drop_handoff_full = 11;
+	p->q[1].s.drop_malformed = 12;
+	p->q[1].s.malformed[PKT_MALFORMED_RUNT] = 13;
+	p->q[0].s.xsk.rx_invalid_descs = 21;
+	p->q[0].s.xsk.tx_invalid_descs = 22;
+	p->q[1].s.xsk.rx_fill_ring_empty_descs = 23;
+	p->s.verdicts[STEER_V_XSK] = 18446744073709551000ull;
+	p->s.verdicts[STEER_V_FAILOPEN] = 5;
+	p->n_classes = 3;
+	fill_class(&p->cls[0], "cnp", 0, 100);
+	fill_class(&p->cls[1], "ro\"ce\\x", 1, TWO_POW_53_PLUS_1);
+	fill_class(&p->cls[2], "default", 2, 300);
+	p->cls[0].ceil_bps = 5000000001ull; /* bits: 625000000.125 bytes */
+	p->cls[1].min_bps = 8000;
+	p->cls[0].s.sojourn[0] = 1;
+	p->cls[0].s.sojourn[1] = 2;
+	p->cls[0].s.sojourn[10] = 3;
+	p->cls[0].s.sojourn[SCHED_HIST_BUCKETS - 1] = 4;
+	p->cls[2].s.sojourn[5] = UINT64_MAX; /* cumulative saturates */
+	p->cls[2].s.sojourn[6] = 9;
+
+	p = &s->ports[1];
+	set_name(p->ifname, sizeof(p->ifname), "e\"t\\h\n2");
+	p->rate_bps = 0; /* unshaped */
+	p->n_queues = 2;
+	for (uint32_t q = 0; q < 2; q++) {
+		p->q[q].queue = q;
+		p->q[q].worker = -1;
+		p->q[q].cpu = -1;
+	}
+	p->q[1].s.tx_bytes = UINT64_MAX - 1;
+	p->n_classes = 3;
+	fill_class(&p->cls[0], "cnp", 0, 1000);
+	fill_class(&p->cls[1], "roce", 1, 2000);
+	fill_class(&p->cls[2], "default", 2, 3000);
+	return s;
+}
+
+/* metrics_render() into a malloc'd NUL-terminated string. */
+static char *render(const struct stats_snapshot *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(metrics_render(s, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), len);
+	return text;
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++) {
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	}
+	return false;
+}
+
+#define assert_line(text, line)                                                \
+	do {                                                                   \
+		if (!has_line(text, line))                                     \
+			fail_msg("missing line: %s", line);                    \
+	} while (0)
+
+static void test_exact_lines(void **state)
+{
+	struct stats_snapshot *s = make_snapshot();
+	char *t = render(s);
+	struct utsname u;
+	char line[256];
+
+	assert_int_equal(uname(&u), 0);
+	snprintf(line, sizeof(line),
+		 "xdplane_build_info{version=\"0.1.0\",kernel=\"%s\"} 1",
+		 u.release);
+	assert_line(t, line);
+	assert_line(t, "xdplane_start_time_seconds 1700000000.5");
+	assert_line(t, "xdplane_uptime_seconds 12.25");
+	assert_line(t, "xdplane_config_generation 3");
+	assert_line(t, "xdplane_config_last_reload_successful 0");
+	assert_line(t, "xdplane_config_last_reload_success_timestamp_seconds "
+		       "1700000100.25");
+	assert_line(t, "xdplane_config_reloads_total 4");
+	assert_line(t, "xdplane_config_reload_failures_total 1");
+	assert_line(t, "xdplane_port_info{port=\"eth1\",xdp_mode=\"native\","
+		       "bind_mode=\"copy\",failure_mode=\"fail-open\"} 1");
+	/* bits/s to bytes/s, exact; unshaped is +Inf */
+	assert_line(t, "xdplane_port_rate_bytes_per_second{port=\"eth1\"} "
+		       "12500000000");
+	assert_line(t, "xdplane_port_rate_bytes_per_second{port=\"e\\\"t\\\\h"
+		       "\\n2\"} +Inf");
+	assert_line(t, "xdplane_xdp_verdicts_total{port=\"eth1\","
+		       "verdict=\"xsk\"} 18446744073709551000");
+	assert_line(t, "xdplane_xdp_verdicts_total{port=\"eth1\","
+		       "verdict=\"failopen_redirect\"} 5");
+	assert_line(t, "xdplane_queue_info{port=\"eth1\",queue=\"0\","
+		       "worker=\"0\",cpu=\"3\"} 1");
+	assert_line(t, "xdplane_queue_info{port=\"eth1\",queue=\"1\","
+		       "worker=\"1\",cpu=\"\"} 1");
+	/* u64 counters are exact, not %g */
+	assert_line(t, "xdplane_rx_packets_total{port=\"eth1\",queue=\"0\"} "
+		       "18446744073709551615");
+	assert_line(t, "xdplane_rx_packets_total{port=\"eth1\",queue=\"1\"} "
+		       "9007199254740993");
+	assert_line(t, "xdplane_rx_bytes_total{port=\"eth1\",queue=\"0\"} "
+		       "123456789012345");
+	assert_line(t, "xdplane_tx_bytes_total{port=\"e\\\"t\\\\h\\n2\","
+		       "queue=\"1\"} 18446744073709551614");
+	assert_line(t, "xdplane_drops_total{port=\"eth1\",queue=\"0\","
+		       "reason=\"handoff_full\"} 11");
+	assert_line(t, "xdplane_drops_total{port=\"eth1\",queue=\"1\","
+		       "reason=\"malformed\"} 12");
+	assert_line(t, "xdplane_malformed_packets_total{port=\"eth1\","
+		       "queue=\"1\",reason=\"runt\"} 13");
+	assert_line(t, "xdplane_xsk_invalid_descs_total{port=\"eth1\","
+		       "queue=\"0\",direction=\"rx\"} 21");
+	assert_line(t, "xdplane_xsk_invalid_descs_total{port=\"eth1\","
+		       "queue=\"0\",direction=\"tx\"} 22");
+	assert_line(t, "xdplane_xsk_fill_ring_empty_total{port=\"eth1\","
+		       "queue=\"1\"} 23");
+	/* classes, with an escaped class name */
+	assert_line(t, "xdplane_class_info{port=\"eth1\",class=\"ro\\\"ce"
+		       "\\\\x\",level=\"1\",ecn=\"true\"} 1");
+	assert_line(t, "xdplane_class_enqueued_packets_total{port=\"eth1\","
+		       "class=\"ro\\\"ce\\\\x\"} 9007199254740994");
+	assert_line(t, "xdplane_class_sent_bytes_total{port=\"eth1\","
+		       "class=\"cnp\"} 104");
+	assert_line(t, "xdplane_class_drops_total{port=\"eth1\","
+		       "class=\"cnp\",reason=\"queue_bytes\"} 105");
+	assert_line(t, "xdplane_class_drops_total{port=\"eth1\","
+		       "class=\"cnp\",reason=\"invalid\"} 108");
+	assert_line(t, "xdplane_class_ecn_marked_total{port=\"e\\\"t\\\\h"
+		       "\\n2\",class=\"roce\"} 2009");
+	assert_line(t, "xdplane_class_queue_bytes{port=\"eth1\","
+		       "class=\"cnp\"} 15000");
+	assert_line(t, "xdplane_class_ceil_bytes_per_second{port=\"eth1\","
+		       "class=\"cnp\"} 625000000.125");
+	assert_line(t, "xdplane_class_ceil_bytes_per_second{port=\"eth1\","
+		       "class=\"default\"} +Inf");
+	assert_line(t, "xdplane_class_min_bytes_per_second{port=\"eth1\","
+		       "class=\"ro\\\"ce\\\\x\"} 1000");
+	assert_line(t, "xdplane_class_min_bytes_per_second{port=\"eth1\","
+		       "class=\"cnp\"} 0");
+	/* no raw newline or unescaped quote leaked from the names */
+	assert_null(strstr(t, "h\n2"));
+	free(t);
+	free(s);
+}
+
+static void test_histogram(void **state)
+{
+	struct stats_snapshot *s = make_snapshot();
+	char *t = render(s);
+	const char *sum_line;
+	double sum, want;
+
+#define B(le, v)                                                               \
+	"xdplane_class_sojourn_seconds_bucket{port=\"eth1\",class=\"cnp\","    \
+	"le=\"" le "\"} " v
+	assert_line(t, B("1e-06", "1"));
+	assert_line(t, B("2e-06", "3"));
+	assert_line(t, B("4e-06", "3"));
+	assert_line(t, B("0.000512", "3"));
+	assert_line(t, B("0.001024", "6"));
+	assert_line(t, B("536.870912", "6"));
+	assert_line(t, B("1073.741824", "6"));
+	assert_line(t, B("+Inf", "10"));
+#undef B
+	assert_line(t, "xdplane_class_sojourn_seconds_count{port=\"eth1\","
+		       "class=\"cnp\"} 10");
+	/* saturating cumulative counts stay monotonic */
+	assert_line(t, "xdplane_class_sojourn_seconds_bucket{port=\"eth1\","
+		       "class=\"default\",le=\"1.6e-05\"} 0");
+	assert_line(t,
+		    "xdplane_class_sojourn_seconds_bucket{port=\"eth1\","
+		    "class=\"default\",le=\"3.2e-05\"} 18446744073709551615");
+	assert_line(t,
+		    "xdplane_class_sojourn_seconds_bucket{port=\"eth1\","
+		    "class=\"default\",le=\"6.4e-05\"} 18446744073709551615");
+	/* sum estimate: midpoints 0.5, 1.5, 768 us and 2^30 us (open) */
+	sum_line = strstr(t, "xdplane_class_sojourn_seconds_sum{port=\"eth1\","
+			     "class=\"cnp\"} ");
+	assert_non_null(sum_line);
+	sum = strtod(strchr(sum_line, '}') + 2, NULL);
+	want = 1 * 0.5e-6 + 2 * 1.5e-6 + 3 * 768e-6 + 4 * 1073.741824;
+	assert_true(sum > want * (1 - 1e-12) && sum < want * (1 + 1e-12));
+	/* 31 finite bounds + +Inf per class, 6 classes */
+	{
+		size_t n = 0;
+
+		for (const char *p = t;
+		     (p = strstr(p, "\nxdplane_class_sojourn_seconds_bucket{"));
+		     p++)
+			n++;
+		assert_int_equal(n, 6 * SCHED_HIST_BUCKETS);
+	}
+	free(t);
+	free(s);
+}
+
+/* Name of the family a sample line belongs to, given the TYPE of the
+ * current family (histogram samples carry suffixes). */
+static void family_of(const char *line, const char *cur, const char *type,
+		      char *out, size_t size)
+{
+	size_t n = strcspn(line, "{ ");
+	size_t cl = strlen(cur);
+
+	snprintf(out, size, "%.*s", (int)n, line);
+	if (strcmp(type, "histogram") == 0 && n > cl &&
+	    strncmp(line, cur, cl) == 0 &&
+	    (strcmp(out + cl, "_bucket") == 0 ||
+	     strcmp(out + cl, "_sum") == 0 || strcmp(out + cl, "_count") == 0))
+		out[cl] = '\0';
+}
+
+/* Every family: HELP then TYPE, then its samples, contiguous, never seen
+ * again; every line ends in \n. */
+static void test_families_well_formed(void **state)
+{
+	struct stats_snapshot *s = make_snapshot();
+	char *t = render(s), *save = NULL, *line;
+	char cur[128] = "", type[16] = "", fam[128], seen[8192] = " ";
+	size_t families = 0, samples = 0;
+
+	assert_int_equal(t[strlen(t) - 1], '\n');
+	for (line = strtok_r(t, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+
+		if (sscanf(line, "# HELP %127s", name) == 1) {
+			char key[132];
+
+			snprintf(key, sizeof(key), " %s ", name);
+			if (strstr(seen, key))
+				fail_msg("family %s appears twice", name);
+			assert_true(strlen(seen) + strlen(key) < sizeof(seen));
+			strcat(seen, key + 1);
+			snprintf(cur, sizeof(cur), "%s", name);
+			type[0] = '\0';
+			families++;
+			continue;
+		}
+		if (sscanf(line, "# TYPE %127s %15s", name, type) == 2) {
+			assert_string_equal(name, cur);
+			continue;
+		}
+		assert_int_not_equal(line[0], '#');
+		assert_true(type[0] != '\0'); /* TYPE before samples */
+		family_of(line, cur, type, fam, sizeof(fam));
+		if (strcmp(fam, cur) != 0)
+			fail_msg("sample of %s inside family %s", fam, cur);
+		samples++;
+	}
+	/* 11 process/config + 3 port + 16 queue + 15 class families */
+	assert_int_equal(families, 45);
+	/* 11 + ports (2 info, 2 rate, 2 * STEER_V_MAX) + 4 queues * (1 info
+	 * + 12 counters + 4 drops + 2 xsk invalid + 14 malformed) + 6 classes
+	 * * (1 info + 12 values + 4 drops + 32 buckets + sum + count) */
+	assert_int_equal(
+		samples,
+		11 + 4 + 2 * STEER_V_MAX +
+			4 * (1 + 12 + 4 + 2 + (PKT_MALFORMED_MAX - 1)) +
+			6 * (1 + 12 + (SCHED_DROP_REASONS - 1) +
+			     SCHED_HIST_BUCKETS + 2));
+	free(t);
+	free(s);
+}
+
+/* Unterminated names, invalid UTF-8, NULL strings, counts beyond the
+ * arrays: rendered without reading past anything. */
+static void test_hostile_snapshot(void **state)
+{
+	struct stats_snapshot *s = calloc(1, sizeof(*s));
+	char *t, *text = NULL, line[256];
+	struct utsname u;
+	size_t len;
+	FILE *f;
+
+	assert_non_null(s);
+	memset(s->ports[0].ifname, 'a', sizeof(s->ports[0].ifname));
+	memcpy(s->ports[1].ifname, "x\xff\xc3\xa9\xed\xa0\x80y", 9);
+	s->ports[0].n_queues = 1000;
+	s->ports[0].n_classes = 1000;
+	memset(s->ports[0].cls[0].name, 'c', sizeof(s->ports[0].cls[0].name));
+	t = render(s);
+	/* 16 a's and nothing after; \xff and the surrogate become U+FFFD */
+	assert_line(t, "xdplane_port_rate_bytes_per_second{port="
+		       "\"aaaaaaaaaaaaaaaa\"} +Inf");
+	assert_line(t, "xdplane_port_rate_bytes_per_second{port=\"x\xef\xbf"
+		       "\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy\"} "
+		       "+Inf");
+	/* NULL strings render as "" */
+	assert_int_equal(uname(&u), 0);
+	snprintf(line, sizeof(line),
+		 "xdplane_build_info{version=\"\",kernel=\"%s\"} 1", u.release);
+	assert_line(t, line);
+	assert_line(t, "xdplane_port_info{port=\"aaaaaaaaaaaaaaaa\","
+		       "xdp_mode=\"\",bind_mode=\"\",failure_mode=\"\"} 1");
+	assert_line(t, "xdplane_rx_packets_total{port=\"aaaaaaaaaaaaaaaa\","
+		       "queue=\"0\"} 0");
+	{
+		size_t n = 0;
+
+		for (const char *p = t;
+		     (p = strstr(p, "\nxdplane_rx_packets_total{")); p++)
+			n++;
+		assert_int_equal(n, GW_MAX_QUEUES);
+		n = 0;
+		for (const char *p = t;
+		     (p = strstr(p, "\nxdplane_class_queue_bytes{")); p++)
+			n++;
+		assert_int_equal(n, QOS_MAX_CLASSES);
+	}
+	free(t);
+
+	assert_int_equal(metrics_render(NULL, stdout), -EINVAL);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(metrics_render(s, NULL), -EINVAL);
+	fclose(f);
+	free(text);
+	free(s);
+}
+
+/* A write error is reported, not ignored. */
+static void test_write_error(void **state)
+{
+	struct stats_snapshot *s = make_snapshot();
+	FILE *f = fopen("/dev/full", "w");
+
+	if (!f)
+		fail_msg("cannot open /dev/full: %s", strerror(errno));
+	assert_int_equal(metrics_render(s, f), -EIO);
+	fclose(f);
+	free(s);
+}
+
+static void test_promtool(void **state)
+{
+	struct stats_snapshot *s = make_snapshot();
+	char path[] = "/tmp/test_metrics.XXXXXX", cmd[256], out[4096];
+	char *t = render(s);
+	size_t got = 0, n;
+	int fd, status;
+	FILE *p;
+
+	if (system("command -v promtool >/dev/null 2>&1") != 0)
+		fail_msg("promtool not found: install the Debian package "
+			 "`prometheus` (apt-get install prometheus)");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, t, strlen(t)), (ssize_t)strlen(t));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics < %s 2>&1", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while ((n = fread(out + got, 1, sizeof(out) - 1 - got, p)) > 0)
+		got += n;
+	out[got] = '\0';
+	status = pclose(p);
+	unlink(path);
+	if (status != 0 || got != 0)
+		fail_msg("promtool check metrics: status %d, output:\n%s",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+	free(t);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_lines),
+		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_families_well_formed),
+		cmocka_unit_test(test_hostile_snapshot),
+		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_promtool),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
