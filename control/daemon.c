@@ -43,7 +43,11 @@ struct daemon {
 	int stop_signal;
 	bool log_level_forced; /* -v / -q given: the file's level is ignored */
 	uint64_t watchdog_usec;
+	struct log_ratelimit stall_rl;
 };
+
+/* A worker wakes at least once a second: 3 s without a turn is a stall. */
+#define DAEMON_STALL_NS (3 * 1000000000ull)
 
 static double unix_now(void)
 {
@@ -246,13 +250,22 @@ static void on_timer(struct ev_watch *w, int revents)
 {
 	struct daemon *d = w->arg;
 	uint64_t ticks, now = conn_now_ns();
+	uint32_t stalled;
 
 	(void)!read(d->timer_fd, &ticks, sizeof(ticks));
 	if (d->ctl.path[0])
 		conn_server_tick(&d->ctl.cs, now);
 	if (d->metrics.open)
 		conn_server_tick(&d->metrics.cs, now);
-	if (d->watchdog_usec)
+	stalled = gateway_stalled_workers(d->gw, now, DAEMON_STALL_NS);
+	if (stalled)
+		log_ratelimited(&d->stall_rl, 1, LOG_LVL_ERR,
+				"%u worker%s made no progress for more than "
+				"%llu s%s",
+				stalled, stalled > 1 ? "s" : "",
+				DAEMON_STALL_NS / 1000000000ull,
+				d->watchdog_usec ? ": no watchdog ping" : "");
+	else if (d->watchdog_usec)
 		sdn_notify("WATCHDOG=1");
 	if (evloop_arm(&d->loop, w, POLLIN))
 		log_err("cannot arm the stats timer");

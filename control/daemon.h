@@ -14,7 +14,8 @@
  *
  * Then one thread, this one, sleeps in the io_uring event loop (evloop.h)
  * on: a signalfd (SIGHUP reloads, SIGINT/SIGTERM stop), a timerfd every
- * control.stats_interval_ms (connection deadlines, systemd watchdog), the
+ * control.stats_interval_ms (connection deadlines; the systemd watchdog,
+ * pinged only while every worker turns its loop), the
  * control socket and the metrics listener. It never touches the workers'
  * state: statistics are read from single-writer counters (snapshot.h), the
  * policy is replaced by RCU (gateway_reload).

@@ -47,6 +47,8 @@ struct gateway {
 	struct gw_port port[GW_PORTS];
 	struct policy_gen *live; /* RCU: published policy generation */
 	struct policy_gen **retired; /* not yet freeable (a worker lagged) */
+	uint64_t *beat_seen,
+		*beat_at; /* per worker: heartbeat, when it moved */
 	uint32_t n_retired;
 	struct umem_area umem;
 	struct xsk_umem_reg reg;
@@ -537,6 +539,8 @@ void gateway_close(struct gateway *gw, struct gw_census *census)
 	for (uint32_t i = 0; i < gw->n_retired; i++)
 		free(gw->retired[i]);
 	free(gw->retired);
+	free(gw->beat_seen);
+	free(gw->beat_at);
 	free(gw->live);
 	free(gw);
 }
@@ -715,4 +719,31 @@ void gateway_queue_placement(const struct gateway *gw, int port, uint32_t q,
 		return;
 	*worker = (int)(u % gw->n_workers);
 	*cpu = gw->w[*worker].cpu;
+}
+
+uint32_t gateway_stalled_workers(struct gateway *gw, uint64_t now_ns,
+				 uint64_t stall_ns)
+{
+	uint32_t stalled = 0;
+
+	if (!gw->beat_seen) {
+		gw->beat_seen = calloc(gw->n_workers, sizeof(uint64_t));
+		gw->beat_at = calloc(gw->n_workers, sizeof(uint64_t));
+		if (!gw->beat_seen || !gw->beat_at)
+			return 0;
+		for (uint32_t i = 0; i < gw->n_workers; i++)
+			gw->beat_at[i] = now_ns;
+	}
+	for (uint32_t i = 0; i < gw->n_workers; i++) {
+		uint64_t b = ctr_read(&gw->w[i].heartbeat);
+
+		if (b != gw->beat_seen[i]) {
+			gw->beat_seen[i] = b;
+			gw->beat_at[i] = now_ns;
+		} else if (gw->w[i].started &&
+			   now_ns - gw->beat_at[i] > stall_ns) {
+			stalled++;
+		}
+	}
+	return stalled;
 }

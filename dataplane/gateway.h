@@ -109,6 +109,11 @@ int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 const struct qos_policy *gateway_policy(const struct gateway *gw);
 uint64_t gateway_generation(const struct gateway *gw);
 uint32_t gateway_queues(const struct gateway *gw);
+/* Workers whose loop has not turned for more than stall_ns (an idle
+ * worker still turns once a second). Control thread only: it remembers
+ * what it saw between calls. */
+uint32_t gateway_stalled_workers(struct gateway *gw, uint64_t now_ns,
+				 uint64_t stall_ns);
 /* Worker (and its CPU, -1 if not pinned) that runs RX of (port, q). */
 void gateway_queue_placement(const struct gateway *gw, int port, uint32_t q,
 			     int *worker, int *cpu);

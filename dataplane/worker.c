@@ -161,6 +161,7 @@ static void *worker_main(void *arg)
 	urcu_qsbr_register_thread();
 	while (atomic_load_explicit(&w->state, memory_order_acquire) ==
 	       WORKER_RUN) {
+		ctr_add(&w->heartbeat, 1);
 		take_policy(w);
 		work = run_tasks(w);
 		urcu_qsbr_quiescent_state();

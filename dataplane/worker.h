@@ -67,6 +67,7 @@ struct worker {
 	uint64_t gen; /* generation this worker runs (worker only) */
 	_Atomic uint64_t applied_gen; /* = gen, for the control thread */
 	ctr_t reload_errors; /* reconfigurations an egress task refused */
+	ctr_t heartbeat; /* loop passes; an idle worker still wakes each second */
 	struct rx_task *rx[WORKER_MAX_TASKS];
 	uint32_t n_rx;
 	struct egress_task *eg[WORKER_MAX_TASKS];
