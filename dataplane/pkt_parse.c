@@ -14,7 +14,7 @@
 #include "compiler.h"
 #include "pkt_parse.h"
 
-_Static_assert(sizeof(struct pkt_meta) == 56, "pkt_meta layout");
+_Static_assert(sizeof(struct pkt_meta) == 64, "pkt_meta layout");
 
 static inline uint32_t rd16(const uint8_t *p)
 {
@@ -50,6 +50,10 @@ static int parse_l4(const uint8_t *frame, uint32_t off, uint32_t end,
 			return PKT_MALFORMED_BTH_TRUNCATED;
 		m->bth_opcode = p[8];
 		m->bth_dqpn = rd24(p + 8 + 5);
+		m->bth_psn = rd24(p + 8 + 9);
+		m->bth_flags = (uint8_t)((p[8 + 4] >> 6 & 1) * PKT_BTH_BECN |
+					 (p[8 + 4] >> 7) * PKT_BTH_FECN |
+					 (p[8 + 8] >> 7) * PKT_BTH_ACKREQ);
 		m->flags |= PKT_F_BTH;
 		return PKT_OK;
 	}

@@ -2,8 +2,9 @@
 /*
  * pkt_parse.h - parse one received Ethernet frame into a compact struct
  * pkt_meta: VLAN tags, L3 (IPv4 / IPv6 with extension headers), TCP/UDP
- * ports and the RoCEv2 BTH. Hot path: no allocation, no division, and never
- * a read at or past frame + len.
+ * ports and the RoCEv2 BTH (opcode, destination QP, PSN, BECN / FECN /
+ * AckReq; roce.h builds and checks whole RoCEv2 packets). Hot path: no
+ * allocation, no division, and never a read at or past frame + len.
  *
  * What "well-formed" means here: every header the parser needs is entirely
  * inside the frame, and inside the IP datagram for what follows the IP
@@ -68,14 +69,24 @@ enum pkt_flag {
 	PKT_F_IPV4 = 1u << 3,
 	PKT_F_IPV6 = 1u << 4,
 	PKT_F_PORTS = 1u << 5, /* TCP or UDP header: sport, dport */
-	PKT_F_BTH = 1u << 6, /* RoCEv2 BTH: bth_opcode, bth_dqpn */
+	PKT_F_BTH = 1u << 6, /* RoCEv2 BTH: bth_opcode, bth_dqpn, bth_psn,
+			      * bth_flags */
 	PKT_F_FRAG = 1u << 7, /* a fragment (first or not) */
 };
 
+/* pkt_meta.bth_flags: single-bit BTH fields (byte 4: FECN, BECN; byte 8:
+ * AckReq). In RoCEv2, BECN is set in CNPs only. */
+enum pkt_bth_flag {
+	PKT_BTH_BECN = 1u << 0,
+	PKT_BTH_FECN = 1u << 1,
+	PKT_BTH_ACKREQ = 1u << 2,
+};
+
 /*
- * 56 bytes. Multi-byte fields are in host order, addresses in network
- * order. IPv4 addresses are in the first 4 bytes of src/dst, the other 12
- * are zero. Fields of a header the frame does not carry are zero.
+ * 64 bytes: one cache line. Multi-byte fields are in host order,
+ * addresses in network order. IPv4 addresses are in the first 4 bytes of
+ * src/dst, the other 12 are zero. Fields of a header the frame does not
+ * carry are zero.
  */
 struct pkt_meta {
 	uint8_t src[16]; /* L3 source address */
@@ -87,6 +98,7 @@ struct pkt_meta {
 			  * fragment) */
 	uint16_t sport, dport; /* TCP/UDP (PKT_F_PORTS) */
 	uint32_t bth_dqpn; /* BTH destination QP, 24 bits (PKT_F_BTH) */
+	uint32_t bth_psn; /* BTH packet sequence number, 24 bits */
 	uint8_t flags; /* enum pkt_flag */
 	uint8_t l3; /* enum pkt_l3 */
 	uint8_t pcp; /* outermost tag's priority */
@@ -95,6 +107,8 @@ struct pkt_meta {
 	uint8_t ecn; /* 2 bits */
 	uint8_t bth_opcode; /* (PKT_F_BTH) */
 	uint8_t n_vlan; /* tags parsed: 0..PKT_MAX_VLAN */
+	uint8_t bth_flags; /* enum pkt_bth_flag (PKT_F_BTH) */
+	uint8_t pad_[3]; /* zero */
 };
 
 /* Parse frame[0..len). Returns PKT_OK (0) or an enum pkt_malformed. */

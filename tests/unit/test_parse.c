@@ -2,11 +2,12 @@
 /*
  * test_parse.c - pkt_parse() on hand-built frames: every field (VLAN /
  * QinQ / PCP, IPv4 with and without options and fragments, IPv6 with
- * extension header chains, TCP, UDP, RoCEv2 BTH), non-IP frames, every
- * malformed reason from a frame made for it, and a byte-by-byte truncation
- * sweep of a full QinQ / IPv6 / UDP / RoCEv2 frame. Every parse runs on an
- * exactly-sized heap copy of the frame, so an over-read is an ASan error
- * (the unit tests run under ASan in CI).
+ * extension header chains, TCP, UDP, RoCEv2 BTH with its PSN and
+ * single-bit fields), non-IP frames, every malformed reason from a frame
+ * made for it, and a byte-by-byte truncation sweep of a full QinQ / IPv6 /
+ * UDP / RoCEv2 frame. Every parse runs on an exactly-sized heap copy of the
+ * frame, so an over-read is an ASan error (the unit tests run under ASan in
+ * CI).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -550,6 +551,8 @@ static void test_rocev2_cnp(void **state)
 	assert_true(m.flags & PKT_F_BTH);
 	assert_int_equal(m.bth_opcode, BTH_OPCODE_CNP);
 	assert_int_equal(m.bth_dqpn, 0xd2);
+	assert_int_equal(m.bth_psn, 0);
+	assert_int_equal(m.bth_flags, PKT_BTH_BECN);
 }
 
 static void test_rocev2_data(void **state)
@@ -570,6 +573,8 @@ static void test_rocev2_data(void **state)
 			 PKT_F_IP | PKT_F_IPV6 | PKT_F_PORTS | PKT_F_BTH);
 	assert_int_equal(m.bth_opcode, 0x0a);
 	assert_int_equal(m.bth_dqpn, 0xabcdef);
+	assert_int_equal(m.bth_psn, 0x123);
+	assert_int_equal(m.bth_flags, 0);
 	assert_int_equal(m.sport, 0xc000);
 	assert_int_equal(m.dscp, 26);
 
@@ -583,6 +588,51 @@ static void test_rocev2_data(void **state)
 	assert_int_equal(m.flags & PKT_F_BTH, 0);
 	assert_int_equal(m.bth_opcode, 0);
 	assert_int_equal(m.bth_dqpn, 0);
+	assert_int_equal(m.bth_psn, 0);
+	assert_int_equal(m.bth_flags, 0);
+}
+
+/* Each single-bit BTH field on its own, next to its neighbours set to all
+ * ones or zeros: the parser must pick exactly its bit. */
+static void test_rocev2_bth_bits(void **state)
+{
+	static const struct {
+		uint8_t b4, b8; /* BTH bytes 4 and 8 */
+		uint32_t psn;
+		uint8_t want;
+	} c[] = {
+		{0x00, 0x00, 0x000000, 0},
+		{0x40, 0x00, 0xffffff, PKT_BTH_BECN},
+		{0x80, 0x00, 0x000001, PKT_BTH_FECN},
+		{0x00, 0x80, 0x800000, PKT_BTH_ACKREQ},
+		{0x3f, 0x7f, 0x123456, 0}, /* reserved bits only */
+		{0xff, 0xff, 0xabcdef,
+		 PKT_BTH_BECN | PKT_BTH_FECN | PKT_BTH_ACKREQ},
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fb f;
+		struct pkt_meta m;
+		uint32_t ip;
+
+		eth(&f, 0, NULL, ETHERTYPE_IPV4);
+		ip = ipv4(&f, 0x02, IPPROTO_UDP, "10.0.0.1", "10.0.0.2", 0, 0);
+		udp(&f, 0xc001, ROCEV2_UDP_PORT);
+		put8(&f, 0x11); /* RC ACK */
+		put8(&f, 0);
+		put16(&f, 0xffff);
+		put8(&f, c[i].b4);
+		put24(&f, 0x000102);
+		put8(&f, c[i].b8);
+		put24(&f, c[i].psn);
+		zeros(&f, 4 + 4); /* AETH, ICRC */
+		ipv4_fix(&f, ip);
+		assert_int_equal(parse(&f, &m), PKT_OK);
+		assert_int_equal(m.bth_opcode, 0x11);
+		assert_int_equal(m.bth_dqpn, 0x000102);
+		assert_int_equal(m.bth_psn, c[i].psn);
+		assert_int_equal(m.bth_flags, c[i].want);
+	}
 }
 
 static void test_not_ip(void **state)
@@ -908,6 +958,8 @@ static void test_truncation_sweep(void **state)
 			assert_int_equal(m.sport, 0xf000);
 			assert_int_equal(m.bth_opcode, BTH_OPCODE_CNP);
 			assert_int_equal(m.bth_dqpn, 0x123456);
+			assert_int_equal(m.bth_psn, 0x123);
+			assert_int_equal(m.bth_flags, PKT_BTH_BECN);
 			assert_true(m.flags & PKT_F_FRAG);
 		}
 	}
@@ -925,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_ipv6_traffic_class),
 		cmocka_unit_test(test_rocev2_cnp),
 		cmocka_unit_test(test_rocev2_data),
+		cmocka_unit_test(test_rocev2_bth_bits),
 		cmocka_unit_test(test_not_ip),
 		cmocka_unit_test(test_malformed_reasons),
 		cmocka_unit_test(test_malformed_names),
