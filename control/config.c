@@ -15,6 +15,17 @@
  * by the schema and read from the yaml_loc nodes. So is the metrics
  * listener ("host:port", numeric only: no name is ever resolved).
  *
+ * DCQCN (the dcqcn mapping, classes[].dcqcn): the profile's defaults come
+ * from dcqcn_params_default() (dataplane/dcqcn.c), then each written key
+ * overrides one parameter. Times are text too ("55us": a unit is
+ * required), as are the gains ("1/256", "0.00390625") and booleans (only
+ * true and false: libcyaml would read any other word as true).
+ *
+ * Numbers with a fraction that end up as doubles (g, alpha_init,
+ * min_decrease) are checked here as plain ASCII decimals and converted by
+ * strtod(), which rounds correctly; the daemon never calls setlocale(), so
+ * the decimal point is '.'.
+ *
  * With check_system, the user and the groups named must exist (looked up
  * with the reentrant getpwnam_r/getgrnam_r, in this thread).
  */
@@ -55,6 +66,19 @@
 #define QOS_MAX_LEVEL 7
 #define QOS_DEFAULT_NAME "default"
 
+/* DCQCN limits and the defaults no profile sets (see xdplane.yaml(5)). */
+#define DCQCN_DEF_MAX_FLOWS 1024
+#define DCQCN_MAX_FLOWS 65536
+#define DCQCN_DEF_FLOW_IDLE_NS 100000000ull /* 100ms */
+#define DCQCN_DEF_NP_DSCP 48
+#define DCQCN_DEF_NP_PCP 6
+#define DCQCN_MAX_F 31 /* fast recovery stages, ConnectX's 5-bit field */
+#define DCQCN_MIN_GAIN 0.000001 /* g and alpha_init: at least this... */
+#define DCQCN_MIN_GAIN_TEXT "0.000001" /* ...written so */
+#define NS_PER_US 1000ull
+#define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
+
 /* Daemon defaults (see xdplane.yaml(5)). */
 #define DEF_CONTROL_SOCKET "/run/xdplane/control.sock"
 #define DEF_METRICS_LISTEN "127.0.0.1:9470"
@@ -91,6 +115,18 @@
 	"a numeric address and port, host:port or [v6addr]:port, e.g. "        \
 	"127.0.0.1:9470 or [::1]:9470, or '' for no listener"
 #define SYN_ACCOUNT "a name of at most 63 characters, or ''"
+#define SYN_LINE SYN_RATE ", or '' for the egress port's rate"
+#define SYN_TIME                                                               \
+	"a time: a number with a unit ns, us, ms or s, e.g. 55us, 0.5ms or "   \
+	"1s (0 needs no unit)"
+#define SYN_GAIN                                                               \
+	"a number above 0 and at most 1: a decimal such as 0.00390625 or a "   \
+	"fraction such as 1/256"
+#define SYN_DECREASE                                                           \
+	"a percentage from 0% to below 100%, e.g. 50%, or a decimal from 0 "   \
+	"to below 1, e.g. 0.5"
+#define SYN_BOOL "true or false"
+#define SYN_FIRST_CNP SYN_RATE ", or '' to keep the flow's rate"
 
 /* The file's shape, as libcyaml fills it; absent keys are left 0. */
 struct raw_workers {
@@ -126,6 +162,7 @@ struct raw_class {
 	char limit_bytes[TXT];
 	uint32_t limit_packets;
 	struct raw_ecn ecn;
+	char dcqcn[TXT];
 };
 
 /* pcp, dscp and ecn (a number or a list) are read from the yaml_loc. */
@@ -145,6 +182,46 @@ struct raw_rule {
 	struct raw_match match;
 };
 
+enum raw_clamp {
+	CLAMP_DEFAULT = 0,
+	CLAMP_ALWAYS,
+	CLAMP_AFTER_INC,
+	CLAMP_NEVER
+};
+
+struct raw_np {
+	char enabled[TXT];
+	uint32_t dscp;
+	uint32_t pcp;
+};
+
+/* The dcqcn mapping; what was written is told by yaml_loc, not by these. */
+struct raw_dcqcn {
+	enum dcqcn_profile profile;
+	char line_rate[TXT];
+	char min_rate[TXT];
+	char rate_ai[TXT];
+	char rate_hai[TXT];
+	char g[TXT];
+	char alpha_init[TXT];
+	char alpha_timer[TXT];
+	char increase_timer[TXT];
+	char decrease_period[TXT];
+	char byte_counter[TXT];
+	uint32_t fast_recovery;
+	char min_decrease[TXT];
+	enum raw_clamp clamp;
+	char first_cnp_rate[TXT];
+	char alpha_before_cut[TXT];
+	char cnp_interval[TXT];
+	enum qos_flow_key flow_key;
+	uint32_t max_flows;
+	char flow_idle[TXT];
+	enum qos_cnp_action cnp;
+	char cp_loop[TXT];
+	struct raw_np np;
+};
+
 struct raw_control {
 	char socket[RAW_PATH_MAX];
 	char socket_group[CONFIG_ACCOUNT_MAX];
@@ -162,6 +239,7 @@ struct raw_config {
 	unsigned int rules_count;
 	char default_class[QOS_NAME_MAX];
 	enum qos_malformed_policy malformed;
+	struct raw_dcqcn dcqcn;
 	uint32_t queues;
 	enum xdp_attach_mode xdp_mode;
 	enum xsk_bind_mode bind_mode;
@@ -203,11 +281,40 @@ static const cyaml_strval_t malformed_modes[] = {
 	{"drop", QOS_MALFORMED_DROP},
 };
 
+static const cyaml_strval_t dcqcn_profiles[] = {
+	{"paper", DCQCN_PAPER},
+	{"connectx", DCQCN_CONNECTX},
+};
+
+static const cyaml_strval_t clamp_modes[] = {
+	{"always", CLAMP_ALWAYS},
+	{"after_increase", CLAMP_AFTER_INC},
+	{"never", CLAMP_NEVER},
+};
+
+static const cyaml_strval_t flow_keys[] = {
+	{"host", QOS_FLOW_HOST},
+	{"qp", QOS_FLOW_QP},
+};
+
+static const cyaml_strval_t cnp_actions[] = {
+	{"forward", QOS_CNP_FORWARD},
+	{"absorb", QOS_CNP_ABSORB},
+};
+
 static const cyaml_strval_t log_levels[] = {
 	{"err", LOG_LVL_ERR},	    {"warn", LOG_LVL_WARN},
 	{"notice", LOG_LVL_NOTICE}, {"info", LOG_LVL_INFO},
 	{"debug", LOG_LVL_DEBUG},
 };
+
+static const char *strval_name(const cyaml_strval_t *t, size_t n, int64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].val == v)
+			return t[i].str;
+	return "invalid";
+}
 
 #define OPT CYAML_FLAG_OPTIONAL
 #define OPT_ENUM (CYAML_FLAG_OPTIONAL | CYAML_FLAG_STRICT)
@@ -246,6 +353,7 @@ static const cyaml_schema_field_t class_fields[] = {
 			   1),
 	CYAML_FIELD_UINT("limit_packets", OPT, struct raw_class, limit_packets),
 	CYAML_FIELD_MAPPING("ecn", OPT, struct raw_class, ecn, ecn_fields),
+	CYAML_FIELD_STRING("dcqcn", OPT, struct raw_class, dcqcn, 1),
 	CYAML_FIELD_END,
 };
 
@@ -276,6 +384,47 @@ static const cyaml_schema_field_t rule_fields[] = {
 
 static const cyaml_schema_value_t rule_schema = {
 	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct raw_rule, rule_fields),
+};
+
+static const cyaml_schema_field_t np_fields[] = {
+	CYAML_FIELD_STRING("enabled", OPT, struct raw_np, enabled, 1),
+	CYAML_FIELD_UINT("dscp", OPT, struct raw_np, dscp),
+	CYAML_FIELD_UINT("pcp", OPT, struct raw_np, pcp),
+	CYAML_FIELD_END,
+};
+
+#define DCQCN_TEXT(key, min)                                                   \
+	CYAML_FIELD_STRING(#key, OPT, struct raw_dcqcn, key, min)
+
+static const cyaml_schema_field_t dcqcn_fields[] = {
+	CYAML_FIELD_ENUM("profile", OPT_ENUM, struct raw_dcqcn, profile,
+			 dcqcn_profiles, CYAML_ARRAY_LEN(dcqcn_profiles)),
+	DCQCN_TEXT(line_rate, 0),
+	DCQCN_TEXT(min_rate, 1),
+	DCQCN_TEXT(rate_ai, 1),
+	DCQCN_TEXT(rate_hai, 1),
+	DCQCN_TEXT(g, 1),
+	DCQCN_TEXT(alpha_init, 1),
+	DCQCN_TEXT(alpha_timer, 1),
+	DCQCN_TEXT(increase_timer, 1),
+	DCQCN_TEXT(decrease_period, 1),
+	DCQCN_TEXT(byte_counter, 1),
+	CYAML_FIELD_UINT("fast_recovery", OPT, struct raw_dcqcn, fast_recovery),
+	DCQCN_TEXT(min_decrease, 1),
+	CYAML_FIELD_ENUM("clamp", OPT_ENUM, struct raw_dcqcn, clamp,
+			 clamp_modes, CYAML_ARRAY_LEN(clamp_modes)),
+	DCQCN_TEXT(first_cnp_rate, 0),
+	DCQCN_TEXT(alpha_before_cut, 1),
+	DCQCN_TEXT(cnp_interval, 1),
+	CYAML_FIELD_ENUM("flow_key", OPT_ENUM, struct raw_dcqcn, flow_key,
+			 flow_keys, CYAML_ARRAY_LEN(flow_keys)),
+	CYAML_FIELD_UINT("max_flows", OPT, struct raw_dcqcn, max_flows),
+	DCQCN_TEXT(flow_idle, 1),
+	CYAML_FIELD_ENUM("cnp", OPT_ENUM, struct raw_dcqcn, cnp, cnp_actions,
+			 CYAML_ARRAY_LEN(cnp_actions)),
+	DCQCN_TEXT(cp_loop, 1),
+	CYAML_FIELD_MAPPING("np", OPT, struct raw_dcqcn, np, np_fields),
+	CYAML_FIELD_END,
 };
 
 static const cyaml_schema_field_t rings_fields[] = {
@@ -353,6 +502,8 @@ static const cyaml_schema_field_t top_fields[] = {
 			   default_class, 1),
 	CYAML_FIELD_ENUM("malformed", OPT_ENUM, struct raw_config, malformed,
 			 malformed_modes, CYAML_ARRAY_LEN(malformed_modes)),
+	CYAML_FIELD_MAPPING("dcqcn", OPT, struct raw_config, dcqcn,
+			    dcqcn_fields),
 	CYAML_FIELD_MAPPING("control", OPT, struct raw_config, control,
 			    control_fields),
 	CYAML_FIELD_STRING("user", OPT, struct raw_config, user, 0),
@@ -606,13 +757,31 @@ static const char *syntax_of(const char *path)
 		{"socket_group", SYN_ACCOUNT},
 		{"user", SYN_ACCOUNT},
 		{"group", SYN_ACCOUNT},
+		{"dcqcn", SYN_BOOL}, /* classes[].dcqcn */
+		{"line_rate", SYN_LINE},
+		{"min_rate", SYN_RATE},
+		{"rate_ai", SYN_RATE},
+		{"rate_hai", SYN_RATE},
+		{"g", SYN_GAIN},
+		{"alpha_init", SYN_GAIN},
+		{"alpha_timer", SYN_TIME},
+		{"increase_timer", SYN_TIME},
+		{"decrease_period", SYN_TIME},
+		{"byte_counter", SYN_SIZE},
+		{"min_decrease", SYN_DECREASE},
+		{"cnp_interval", SYN_TIME},
+		{"flow_idle", SYN_TIME},
+		{"first_cnp_rate", SYN_FIRST_CNP},
+		{"alpha_before_cut", SYN_BOOL},
+		{"cp_loop", SYN_BOOL},
+		{"enabled", SYN_BOOL},
 	};
 	const char *key = strrchr(path, '.');
 
 	if (strncmp(path, "ports", 5) && strncmp(path, "classes", 7) &&
 	    strncmp(path, "rules", 5) && strcmp(path, "default_class") &&
 	    strncmp(path, "control.", 8) && strcmp(path, "user") &&
-	    strcmp(path, "group"))
+	    strcmp(path, "group") && strncmp(path, "dcqcn.", 6))
 		return NULL;
 	key = key ? key + 1 : path;
 	for (size_t i = 0; i < CYAML_ARRAY_LEN(keys); i++)
@@ -631,7 +800,7 @@ static int type_error(const struct load_ctx *c, const struct yaml_loc_node *n,
 		[YAML_LOC_ALIAS] = "an alias",
 	};
 	const char *near = NULL, *syntax = syntax_of(n->path);
-	char want[256], got[64];
+	char want[384], got[64];
 
 	if (syntax)
 		snprintf(want, sizeof(want), "%s", syntax);
@@ -661,7 +830,7 @@ static int unknown_key(const struct load_ctx *c, const struct cyaml_report *r)
 	const char *key = r->reason + strlen(CYAML_UNKNOWN_KEY), *near;
 	const char *dot = *r->path ? "." : "";
 	const struct yaml_loc_node *n;
-	char path[300], names[256] = "";
+	char path[300], names[384] = "";
 	struct yaml_loc_pos pos;
 
 	snprintf(path, sizeof(path), "%s%s%s", r->path, dot, key);
@@ -1437,6 +1606,19 @@ static int get_range(const struct load_ctx *c, const struct key *k, uint32_t v,
 		    k->path, min, max, unit, v);
 }
 
+/* true or false, any case (YAML 1.2's core schema). */
+static int get_bool(const struct load_ctx *c, const struct key *k,
+		    const char *s, bool *b)
+{
+	if (!strcasecmp(s, "true"))
+		*b = true;
+	else if (!strcasecmp(s, "false"))
+		*b = false;
+	else
+		return bad_value(c, k, SYN_BOOL);
+	return 0;
+}
+
 static int load_port_shapers(const struct load_ctx *c,
 			     struct xdplane_config *cfg)
 {
@@ -1717,6 +1899,9 @@ static int load_class(const struct load_ctx *c, const struct raw_class *r,
 			return -1;
 		q->limit_packets = r->limit_packets;
 	}
+	if (key_at(c, &k, "classes[%u].dcqcn", i) &&
+	    get_bool(c, &k, r->dcqcn, &q->dcqcn))
+		return -1;
 	if (key_at(c, &k, "classes[%u].ecn", i))
 		return load_ecn(c, &r->ecn, i, q);
 	return 0;
@@ -2005,6 +2190,503 @@ static int load_qos(const struct load_ctx *c, const struct raw_config *raw,
 		    "named '%s'; add 'default_class: NAME' naming the class "
 		    "of frames no rule matches",
 		    QOS_DEFAULT_NAME);
+}
+
+/*
+ * DCQCN: the profile's defaults, then the written keys, then the rules
+ * between them and the line rate.
+ */
+static const struct unit time_units[] = {
+	{"ns", 1},
+	{"us", NS_PER_US},
+	{"ms", NS_PER_MS},
+	{"s", NS_PER_S},
+};
+
+/* "55us", "100ms", "1s", "0": the largest unit that divides it. */
+static void time_text(char *buf, size_t size, uint64_t ns)
+{
+	for (size_t i = CYAML_ARRAY_LEN(time_units); i-- > 0;)
+		if (ns && !(ns % time_units[i].mult)) {
+			snprintf(buf, size, "%" PRIu64 "%s",
+				 ns / time_units[i].mult, time_units[i].name);
+			return;
+		}
+	snprintf(buf, size, "0");
+}
+
+/* A written time into *ns, between min and max. */
+static int get_time(const struct load_ctx *c, const struct key *k, uint64_t min,
+		    uint64_t max, uint64_t *ns)
+{
+	const char *s = k->n->text;
+	char lo[32], hi[32];
+	uint64_t v = 0;
+	enum num_rc rc = NUM_OK;
+
+	if (strcmp(s, "0"))
+		rc = parse_unit(s, time_units, CYAML_ARRAY_LEN(time_units),
+				UINT64_MAX, &v);
+	switch (rc) {
+	case NUM_OK:
+		break;
+	case NUM_FRACTION:
+		return fail(c, k->n->val,
+			    "%s: not a whole number of nanoseconds (got '%s')",
+			    k->path, s);
+	case NUM_RANGE:
+		v = UINT64_MAX;
+		break;
+	default:
+		return bad_value(c, k, SYN_TIME);
+	}
+	if (v < min || v > max) {
+		time_text(lo, sizeof(lo), min);
+		time_text(hi, sizeof(hi), max);
+		return fail(c, k->n->val,
+			    "%s: must be between %s and %s (got '%s')", k->path,
+			    lo, hi, s);
+	}
+	*ns = v;
+	return 0;
+}
+
+/* Plain decimal digits without a leading zero, at most 2^53 (exact as a
+ * double). */
+static bool parse_exact_count(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!len || len > 16 || (s[0] == '0' && len > 1))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > (1ull << 53))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A decimal ("0.5") the whole of s: its value, correctly rounded. */
+static enum num_rc parse_real(const char *s, double *out)
+{
+	unsigned int scale;
+	u128 num;
+	size_t len = parse_decimal(s, &num, &scale);
+
+	if (!len || s[len])
+		return NUM_SYNTAX;
+	*out = strtod(s, NULL); /* digits and at most one '.' only */
+	return NUM_OK;
+}
+
+/* g or alpha_init: "0.00390625" or "1/256", in [DCQCN_MIN_GAIN, 1]. */
+static enum num_rc parse_gain(const char *s, double *out)
+{
+	const char *slash = strchr(s, '/');
+	uint64_t a, b;
+
+	if (slash) {
+		if (!parse_exact_count(s, (size_t)(slash - s), &a) ||
+		    !parse_exact_count(slash + 1, strlen(slash + 1), &b))
+			return NUM_SYNTAX;
+		if (!b || a > b)
+			return NUM_RANGE;
+		*out = (double)a / (double)b; /* both exact: rounded once */
+	} else if (parse_real(s, out)) {
+		return NUM_SYNTAX;
+	}
+	return *out >= DCQCN_MIN_GAIN && *out <= 1 ? NUM_OK : NUM_RANGE;
+}
+
+/* min_decrease: "50%" or "0.5", in [0, 1). A percentage is read as the
+ * decimal it stands for ("12.5%" as "0.125"), so that it is rounded once. */
+static enum num_rc parse_decrease(const char *s, double *out)
+{
+	char text[TXT + 8], digits[TXT];
+	unsigned int scale;
+	size_t len, n = 0, at = 0;
+	u128 num;
+
+	if (!*s || s[strlen(s) - 1] != '%') {
+		if (parse_real(s, out))
+			return NUM_SYNTAX;
+		return *out < 1 ? NUM_OK : NUM_RANGE;
+	}
+	len = parse_decimal(s, &num, &scale);
+	if (!len || strcmp(s + len, "%") || len >= sizeof(digits))
+		return NUM_SYNTAX;
+	if (num >= 100 * pow10_of(scale))
+		return NUM_RANGE;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != '.')
+			digits[n++] = s[i];
+	/* the value is digits / 10^(scale + 2); below 100%, the integer
+	 * part has at most 2 digits, so n <= scale + 2 */
+	scale += 2;
+	if (n > scale)
+		return NUM_SYNTAX;
+	text[at++] = '0';
+	text[at++] = '.';
+	for (size_t i = n; i < scale; i++)
+		text[at++] = '0';
+	memcpy(text + at, digits, n);
+	text[at + n] = '\0';
+	*out = strtod(text, NULL);
+	return NUM_OK;
+}
+
+/* The shortest "%.Nf" of v * mult (N <= 30) that `parse` reads back as v,
+ * with `suffix`; false if there is none. */
+static bool real_text(char *buf, size_t size, double v, double mult,
+		      const char *suffix,
+		      enum num_rc (*parse)(const char *, double *))
+{
+	double back;
+
+	for (int prec = 0; prec <= DEC_DIGITS; prec++) {
+		snprintf(buf, size, "%.*f%s", prec, v * mult, suffix);
+		if (parse(buf, &back) == NUM_OK && back == v)
+			return true;
+	}
+	return false;
+}
+
+static int get_gain(const struct load_ctx *c, const struct key *k, double *out)
+{
+	switch (parse_gain(k->n->text, out)) {
+	case NUM_OK:
+		return 0;
+	case NUM_RANGE:
+		return fail(c, k->n->val,
+			    "%s: must be between " DCQCN_MIN_GAIN_TEXT
+			    " and 1 (got '%s')",
+			    k->path, k->n->text);
+	default:
+		return bad_value(c, k, SYN_GAIN);
+	}
+}
+
+static int get_decrease(const struct load_ctx *c, const struct key *k,
+			double *out)
+{
+	switch (parse_decrease(k->n->text, out)) {
+	case NUM_OK:
+		return 0;
+	case NUM_RANGE:
+		return fail(c, k->n->val,
+			    "%s: must be at least 0%% and below 100%% (got "
+			    "'%s'); a cut may keep at most all but a part of "
+			    "the rate",
+			    k->path, k->n->text);
+	default:
+		return bad_value(c, k, SYN_DECREASE);
+	}
+}
+
+/* A rate of the dcqcn mapping into *bps, if written (else *bps keeps the
+ * profile's default). */
+static int get_dcqcn_rate(const struct load_ctx *c, const char *name,
+			  const struct qos_policy *q, double *bps)
+{
+	uint64_t v;
+	struct key k;
+
+	if (!key_at(c, &k, "dcqcn.%s", name))
+		return 0;
+	if (get_rate(c, &k, q, &v, NULL, "the profile's default"))
+		return -1;
+	*bps = (double)v; /* <= 10^13 < 2^53: exact */
+	return 0;
+}
+
+static uint64_t rate_of(double bps)
+{
+	return bps >= 0 && bps <= (double)QOS_MAX_RATE ? (uint64_t)bps : 0;
+}
+
+/* The rates against one line rate (`line_key` names where it comes
+ * from). A rate that was written is reported at its key; one left at the
+ * profile's default at `at`, the key that brought the line rate in. */
+static int check_vs_line(const struct load_ctx *c, const struct key *at,
+			 const struct dcqcn_params *p, uint64_t line,
+			 const char *line_key)
+{
+	const struct {
+		const char *name;
+		double bps;
+		bool below; /* strictly below, else at most */
+	} rates[] = {
+		{"min_rate", p->min_bps, true},
+		{"rate_ai", p->ai_bps, false},
+		{"rate_hai", p->hai_bps, false},
+		{"first_cnp_rate", p->first_cnp_bps, false}, /* 0: none */
+	};
+	const char *profile = strval_name(
+		dcqcn_profiles, CYAML_ARRAY_LEN(dcqcn_profiles), p->profile);
+	char got[32], line_text[32];
+	struct key k;
+
+	rate_text(line_text, sizeof(line_text), line);
+	for (size_t i = 0; i < CYAML_ARRAY_LEN(rates); i++) {
+		if (rates[i].below ? rates[i].bps < (double)line
+				   : rates[i].bps <= (double)line)
+			continue;
+		/* first_cnp_rate: only written values get here */
+		rate_text(got, sizeof(got), rate_of(rates[i].bps));
+		if (key_at(c, &k, "dcqcn.%s", rates[i].name))
+			return fail(c, k.n->val,
+				    "%s: %s must be %s the line rate, %s (%s)",
+				    k.path, got,
+				    rates[i].below ? "below" : "at most",
+				    line_text, line_key);
+		return fail(c, at->n->val,
+			    "%s: the line rate %s (%s) must be %s "
+			    "dcqcn.%s, %s by default in the %s profile; set "
+			    "a lower dcqcn.%s",
+			    at->path, line_text, line_key,
+			    rates[i].below ? "above" : "at least",
+			    rates[i].name, got, profile, rates[i].name);
+	}
+	return 0;
+}
+
+/* What the dataplane will run, checked by the DCQCN module itself for one
+ * line rate. The rules above catch everything it refuses, with better
+ * messages: this is the last line of defence, should they drift apart. */
+static int check_dcqcn_module(const struct load_ctx *c,
+			      const struct dcqcn_params *p, uint64_t line)
+{
+	struct dcqcn_params run = *p;
+	const char *why = NULL;
+
+	run.line_bps = (double)line;
+	if (!dcqcn_params_check(&run, &why))
+		return 0;
+	return fail(c, val_pos(c, "dcqcn"),
+		    "dcqcn: the DCQCN module refuses these parameters: %s",
+		    why ? why : "no reason given");
+}
+
+/* The line rate DCQCN works from: dcqcn.line_rate, or else the rate of
+ * each port, which every DCQCN class then needs. */
+static int check_dcqcn_line(const struct load_ctx *c,
+			    const struct xdplane_config *cfg)
+{
+	const struct qos_policy *q = &cfg->qos;
+	const struct dcqcn_params *p = &q->dcqcn.par;
+	uint64_t line;
+	char name[32];
+	struct key at;
+	uint32_t i;
+
+	if (p->line_bps > 0) {
+		key_at(c, &at, "dcqcn.line_rate");
+		line = rate_of(p->line_bps);
+		return check_vs_line(c, &at, p, line, "dcqcn.line_rate") ||
+				       check_dcqcn_module(c, p, line)
+			       ? -1
+			       : 0;
+	}
+	for (i = 0; i < q->n_classes && !q->classes[i].dcqcn; i++)
+		;
+	if (i == q->n_classes) /* no class uses it: any line will do */
+		return check_dcqcn_module(c, p, QOS_MAX_RATE);
+	key_at(c, &at, "classes[%u].dcqcn", i);
+	for (unsigned int port = 0; port < CONFIG_PORTS; port++) {
+		line = q->port[port].rate_bps;
+		if (!line)
+			return fail(c, at.n->val,
+				    "%s: DCQCN needs the line rate, and "
+				    "ports[%u].rate is not set; set the rate "
+				    "of both ports, or dcqcn.line_rate",
+				    at.path, port);
+		snprintf(name, sizeof(name), "ports[%u].rate", port);
+		if (check_vs_line(c, &at, p, line, name) ||
+		    check_dcqcn_module(c, p, line))
+			return -1;
+	}
+	return 0;
+}
+
+/* A key the profile has no use for: an error if written with another
+ * value than the profile's own (0, false). */
+static int check_unused(const struct load_ctx *c, enum dcqcn_profile prof,
+			const char *name, bool differs, const char *why)
+{
+	bool paper = prof == DCQCN_PAPER;
+	struct key k;
+
+	if (!differs || !key_at(c, &k, "dcqcn.%s", name))
+		return 0;
+	return fail(c, k.n->val,
+		    "%s: the %s profile %s (got '%s'); leave the key out, or "
+		    "use profile: %s",
+		    k.path, paper ? "paper" : "connectx", why, k.n->text,
+		    paper ? "connectx" : "paper");
+}
+
+/* The timers and counters: periods, byte counter, stages. */
+static int load_dcqcn_timers(const struct load_ctx *c,
+			     const struct raw_dcqcn *r, struct dcqcn_params *p)
+{
+	bool connectx = p->profile == DCQCN_CONNECTX;
+	uint32_t bytes;
+	struct key k;
+
+	if ((key_at(c, &k, "dcqcn.alpha_timer") &&
+	     get_time(c, &k, NS_PER_US, NS_PER_S, &p->alpha_ns)) ||
+	    (key_at(c, &k, "dcqcn.increase_timer") &&
+	     get_time(c, &k, NS_PER_US, NS_PER_S, &p->inc_ns)))
+		return -1;
+	if (key_at(c, &k, "dcqcn.decrease_period") &&
+	    (get_time(c, &k, connectx ? NS_PER_US : 0, NS_PER_S, &p->dec_ns) ||
+	     check_unused(c, p->profile, "decrease_period",
+			  !connectx && p->dec_ns,
+			  "cuts the rate on every CNP and has no decrease "
+			  "period")))
+		return -1;
+	if (key_at(c, &k, "dcqcn.byte_counter")) {
+		if (get_size(c, &k, 0, "", &bytes))
+			return -1;
+		p->byte_counter = bytes;
+		if (check_unused(c, p->profile, "byte_counter",
+				 connectx && bytes,
+				 "has no byte counter, only the increase "
+				 "timer"))
+			return -1;
+	}
+	if (key_at(c, &k, "dcqcn.fast_recovery")) {
+		if (get_range(c, &k, r->fast_recovery, 1, DCQCN_MAX_F, ""))
+			return -1;
+		p->f = r->fast_recovery;
+	}
+	if (key_at(c, &k, "dcqcn.cnp_interval") &&
+	    get_time(c, &k, 0, NS_PER_S, &p->np_interval_ns))
+		return -1;
+	return 0;
+}
+
+/* The cut: its floor, clamping, the first CNP, alpha's order. */
+static int load_dcqcn_cut(const struct load_ctx *c, const struct raw_dcqcn *r,
+			  const struct qos_policy *q, struct dcqcn_params *p)
+{
+	bool connectx = p->profile == DCQCN_CONNECTX;
+	char want[32], got[32];
+	uint64_t v;
+	struct key k;
+
+	if (key_at(c, &k, "dcqcn.min_decrease") &&
+	    get_decrease(c, &k, &p->min_dec_factor))
+		return -1;
+	if (r->clamp == CLAMP_ALWAYS) {
+		p->clamp_always = true; /* clamp_after_inc is moot */
+	} else if (r->clamp != CLAMP_DEFAULT) {
+		p->clamp_always = false;
+		p->clamp_after_inc = r->clamp == CLAMP_AFTER_INC;
+	}
+	if (key_at(c, &k, "dcqcn.first_cnp_rate") && r->first_cnp_rate[0]) {
+		if (get_rate(c, &k, q, &v, NULL,
+			     "the flow's own rate (or write '')") ||
+		    check_unused(c, p->profile, "first_cnp_rate", !connectx,
+				 "keeps the flow's rate on the first CNP"))
+			return -1;
+		p->first_cnp_bps = (double)v;
+		if (p->first_cnp_bps < p->min_bps) {
+			rate_text(want, sizeof(want), rate_of(p->min_bps));
+			rate_text(got, sizeof(got), v);
+			return fail(c, k.n->val,
+				    "%s: %s must be at least dcqcn.min_rate, "
+				    "%s",
+				    k.path, got, want);
+		}
+	}
+	if (key_at(c, &k, "dcqcn.alpha_before_cut") &&
+	    (get_bool(c, &k, r->alpha_before_cut, &p->alpha_before_cut) ||
+	     check_unused(c, p->profile, "alpha_before_cut",
+			  connectx && p->alpha_before_cut,
+			  "updates alpha on its own tick, never on a CNP")))
+		return -1;
+	return 0;
+}
+
+static int load_dcqcn_params(const struct load_ctx *c,
+			     const struct raw_dcqcn *r,
+			     const struct qos_policy *q, struct dcqcn_params *p)
+{
+	uint64_t line = 0;
+	struct key k;
+
+	if (key_at(c, &k, "dcqcn.line_rate") && r->line_rate[0] &&
+	    get_rate(c, &k, q, &line, NULL,
+		     "the egress port's rate (or write '')"))
+		return -1;
+	memset(p, 0, sizeof(*p)); /* the padding too: configs compare whole */
+	dcqcn_params_default(p, r->profile, (double)line);
+	p->line_bps = (double)line;
+	if (get_dcqcn_rate(c, "min_rate", q, &p->min_bps) ||
+	    get_dcqcn_rate(c, "rate_ai", q, &p->ai_bps) ||
+	    get_dcqcn_rate(c, "rate_hai", q, &p->hai_bps))
+		return -1;
+	if ((key_at(c, &k, "dcqcn.g") && get_gain(c, &k, &p->g)) ||
+	    (key_at(c, &k, "dcqcn.alpha_init") &&
+	     get_gain(c, &k, &p->alpha_init)))
+		return -1;
+	return load_dcqcn_timers(c, r, p) || load_dcqcn_cut(c, r, q, p) ? -1
+									: 0;
+}
+
+static int load_dcqcn(const struct load_ctx *c, const struct raw_dcqcn *r,
+		      struct xdplane_config *cfg)
+{
+	struct qos_dcqcn *d = &cfg->qos.dcqcn;
+	struct key k;
+
+	if (load_dcqcn_params(c, r, &cfg->qos, &d->par))
+		return -1;
+	d->key = r->flow_key;
+	d->cnp_action = r->cnp;
+	d->max_flows = DCQCN_DEF_MAX_FLOWS;
+	if (key_at(c, &k, "dcqcn.max_flows")) {
+		if (get_range(c, &k, r->max_flows, 1, DCQCN_MAX_FLOWS,
+			      " flows"))
+			return -1;
+		d->max_flows = r->max_flows;
+	}
+	d->flow_idle_ns = DCQCN_DEF_FLOW_IDLE_NS;
+	if (key_at(c, &k, "dcqcn.flow_idle") &&
+	    get_time(c, &k, NS_PER_MS, 3600 * NS_PER_S, &d->flow_idle_ns))
+		return -1;
+	d->cp_loop = true;
+	if (key_at(c, &k, "dcqcn.cp_loop") &&
+	    get_bool(c, &k, r->cp_loop, &d->cp_loop))
+		return -1;
+	if (key_at(c, &k, "dcqcn.np.enabled") &&
+	    get_bool(c, &k, r->np.enabled, &d->np))
+		return -1;
+	if (d->np && d->key != QOS_FLOW_QP)
+		return fail(
+			c, k.n->val,
+			"%s: a CNP goes to the sender's queue pair, so "
+			"the flows must be queue pairs; set dcqcn.flow_key: "
+			"qp, or leave np off",
+			k.path);
+	d->np_dscp = DCQCN_DEF_NP_DSCP;
+	if (key_at(c, &k, "dcqcn.np.dscp")) {
+		if (get_range(c, &k, r->np.dscp, 0, 63, ""))
+			return -1;
+		d->np_dscp = (uint8_t)r->np.dscp;
+	}
+	d->np_pcp = DCQCN_DEF_NP_PCP;
+	if (key_at(c, &k, "dcqcn.np.pcp")) {
+		if (get_range(c, &k, r->np.pcp, 0, 7, ""))
+			return -1;
+		d->np_pcp = (uint8_t)r->np.pcp;
+	}
+	return check_dcqcn_line(c, cfg);
 }
 
 /*
@@ -2318,6 +3000,7 @@ build(const struct load_ctx *c, const struct raw_config *r, bool check_system)
 	cfg->control.stats_interval_ms = r->control.stats_interval_ms;
 	if (load_ports(c, r, cfg, check_system) || load_numbers(c, cfg) ||
 	    load_cpus(c, &r->workers, cfg) || load_qos(c, r, cfg) ||
+	    load_dcqcn(c, &r->dcqcn, cfg) ||
 	    load_daemon(c, r, cfg, check_system)) {
 		free(cfg);
 		return NULL;
@@ -2413,14 +3096,6 @@ void config_free(struct xdplane_config *cfg)
 	free(cfg);
 }
 
-static const char *strval_name(const cyaml_strval_t *t, size_t n, int64_t v)
-{
-	for (size_t i = 0; i < n; i++)
-		if (t[i].val == v)
-			return t[i].str;
-	return "invalid";
-}
-
 /* Single-quoted: only ' needs escaping (valid_ifname() keeps out the
  * control characters a quoted scalar cannot hold). */
 static void put_quoted(FILE *out, const char *s)
@@ -2491,7 +3166,8 @@ static void dump_class(const struct qos_class *q, FILE *out)
 	put_rate(out, "min", q->min_bps, q->min_share);
 	put_size(out, "    ", "min_burst", q->min_burst);
 	put_size(out, "    ", "limit_bytes", q->limit_bytes);
-	fprintf(out, "    limit_packets: %u\n", q->limit_packets);
+	fprintf(out, "    limit_packets: %u\n    dcqcn: %s\n", q->limit_packets,
+		q->dcqcn ? "true" : "false");
 	if (!q->ecn.enabled)
 		return;
 	fputs("    ecn:\n", out);
@@ -2545,6 +3221,89 @@ static void dump_rule(const struct qos_rule *r, const struct qos_policy *q,
 		fprintf(out, "      bth_opcode: 0x%02x\n", r->bth_opcode);
 }
 
+static void put_dcqcn_rate(FILE *out, const char *key, double bps)
+{
+	char text[32];
+
+	rate_text(text, sizeof(text), rate_of(bps));
+	fprintf(out, "  %s: %s\n", key, text);
+}
+
+static void put_time(FILE *out, const char *indent, const char *key,
+		     uint64_t ns)
+{
+	char text[32];
+
+	time_text(text, sizeof(text), ns);
+	fprintf(out, "%s%s: %s\n", indent, key, text);
+}
+
+/* A double as the shortest text its parser reads back the same. */
+static void put_real(FILE *out, const char *key, double v, bool percent,
+		     enum num_rc (*parse)(const char *, double *))
+{
+	char text[64];
+
+	if ((!percent || !real_text(text, sizeof(text), v, 100, "%", parse)) &&
+	    !real_text(text, sizeof(text), v, 1, "", parse))
+		snprintf(text, sizeof(text), "%.17g", v); /* not from a file */
+	fprintf(out, "  %s: %s\n", key, text);
+}
+
+static const char *clamp_name(const struct dcqcn_params *p)
+{
+	if (p->clamp_always)
+		return "always";
+	return p->clamp_after_inc ? "after_increase" : "never";
+}
+
+static void dump_dcqcn(const struct qos_dcqcn *d, FILE *out)
+{
+	const struct dcqcn_params *p = &d->par;
+	char text[32];
+
+	fprintf(out, "dcqcn:\n  profile: %s\n",
+		strval_name(dcqcn_profiles, CYAML_ARRAY_LEN(dcqcn_profiles),
+			    p->profile));
+	if (p->line_bps > 0)
+		put_dcqcn_rate(out, "line_rate", p->line_bps);
+	else
+		fputs("  line_rate: ''\n", out);
+	put_dcqcn_rate(out, "min_rate", p->min_bps);
+	put_dcqcn_rate(out, "rate_ai", p->ai_bps);
+	put_dcqcn_rate(out, "rate_hai", p->hai_bps);
+	put_real(out, "g", p->g, false, parse_gain);
+	put_real(out, "alpha_init", p->alpha_init, false, parse_gain);
+	put_time(out, "  ", "alpha_timer", p->alpha_ns);
+	put_time(out, "  ", "increase_timer", p->inc_ns);
+	put_time(out, "  ", "decrease_period", p->dec_ns);
+	if (p->byte_counter <= UINT32_MAX)
+		size_text(text, sizeof(text), (uint32_t)p->byte_counter);
+	else
+		snprintf(text, sizeof(text), "%" PRIu64, p->byte_counter);
+	fprintf(out, "  byte_counter: %s\n  fast_recovery: %u\n", text, p->f);
+	put_real(out, "min_decrease", p->min_dec_factor, true, parse_decrease);
+	fprintf(out, "  clamp: %s\n", clamp_name(p));
+	if (p->first_cnp_bps > 0)
+		put_dcqcn_rate(out, "first_cnp_rate", p->first_cnp_bps);
+	else
+		fputs("  first_cnp_rate: ''\n", out);
+	fprintf(out, "  alpha_before_cut: %s\n",
+		p->alpha_before_cut ? "true" : "false");
+	put_time(out, "  ", "cnp_interval", p->np_interval_ns);
+	fprintf(out, "  flow_key: %s\n  max_flows: %u\n",
+		strval_name(flow_keys, CYAML_ARRAY_LEN(flow_keys), d->key),
+		d->max_flows);
+	put_time(out, "  ", "flow_idle", d->flow_idle_ns);
+	fprintf(out,
+		"  cnp: %s\n  cp_loop: %s\n  np:\n    enabled: %s\n"
+		"    dscp: %u\n    pcp: %u\n",
+		strval_name(cnp_actions, CYAML_ARRAY_LEN(cnp_actions),
+			    d->cnp_action),
+		d->cp_loop ? "true" : "false", d->np ? "true" : "false",
+		d->np_dscp, d->np_pcp);
+}
+
 static void dump_qos(const struct qos_policy *q, FILE *out)
 {
 	fprintf(out, "overhead: %u\nclasses:\n", q->port[0].overhead);
@@ -2558,6 +3317,7 @@ static void dump_qos(const struct qos_policy *q, FILE *out)
 	fprintf(out, "\nmalformed: %s\n",
 		strval_name(malformed_modes, CYAML_ARRAY_LEN(malformed_modes),
 			    q->malformed));
+	dump_dcqcn(&q->dcqcn, out);
 }
 
 static void dump_daemon(const struct xdplane_config *cfg, FILE *out)

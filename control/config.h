@@ -12,7 +12,10 @@
  * col (1-based) locate the offending key or value in the file.
  *
  * Units: ring sizes in descriptors, frame_size in bytes, times in
- * microseconds, unless a field says otherwise.
+ * microseconds, unless a field says otherwise. DCQCN (qos.dcqcn, see qos.h
+ * and dcqcn.h): rates in bit/s as exact doubles, times in nanoseconds;
+ * qos.dcqcn.par holds the profile's defaults (dcqcn_params_default()) with
+ * the file's keys applied, and par.line_bps 0 stands for the port rate.
  *
  * Strings are NUL terminated and hold no control characters (the loader
  * rejects them), so they can be printed and quoted as they are.

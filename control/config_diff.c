@@ -2,8 +2,9 @@
 /*
  * config_diff.c - everything declared in config_diff.h: a field-by-field
  * comparison of two struct xdplane_config, naming each difference by its
- * YAML key. Every field of struct xdplane_config and struct qos_policy is
- * compared here or named as ignored; tests/unit/test_config_diff.c mutates
+ * YAML key. Every field of struct xdplane_config and struct qos_policy
+ * (struct qos_dcqcn and struct dcqcn_params included) is compared here or
+ * named as ignored; tests/unit/test_config_diff.c mutates
  * each one and fails, with "update config_diff", when the structs grow.
  *
  * Owns nothing; reads its arguments only, within their arrays.
@@ -69,7 +70,12 @@ static bool listen_differs(const struct config_control *a,
 	       memcmp(&a->metrics_addr, &b->metrics_addr, len);
 }
 
-/* Everything that needs a restart, in file order: at most 24 keys. */
+static void diff_dcqcn_classes(const struct qos_policy *a,
+			       const struct qos_policy *b,
+			       struct config_diff *d);
+
+/* Everything that needs a restart, in file order: at most 24 keys, the
+ * DCQCN classes (at most 2 * QOS_MAX_CLASSES) and dcqcn.max_flows. */
 static void diff_cold(const struct xdplane_config *a,
 		      const struct xdplane_config *b, struct config_diff *d)
 {
@@ -102,6 +108,9 @@ static void diff_cold(const struct xdplane_config *a,
 	COLD_FIELD(poll.shaper_spin_us);
 	COLD_FIELD(poll.batch);
 	COLD_IF(cpus_differ(a, b), "workers.cpus");
+	diff_dcqcn_classes(&a->qos, &b->qos, d);
+	COLD_IF(a->qos.dcqcn.max_flows != b->qos.dcqcn.max_flows,
+		"dcqcn.max_flows");
 	COLD_IF(str_differ(ca->socket, cb->socket, sizeof(ca->socket)),
 		"control.socket");
 	COLD_IF(str_differ(ca->socket_group, cb->socket_group,
@@ -222,28 +231,114 @@ static void diff_class_order(const struct qos_policy *a,
 			    b->classes[at_b[k]].name);
 }
 
-static void diff_classes(const struct qos_policy *a, const struct qos_policy *b,
-			 struct config_diff *d)
+/* The DCQCN classes' flow tables are allocated at start: switching dcqcn
+ * on or off in a class, and adding or removing (so also renaming) a class
+ * that has it on, are cold. The class key stands for all of it:
+ * "classes.roce.dcqcn", "classes.roce (added)", "classes.roce (removed)". */
+static void diff_dcqcn_classes(const struct qos_policy *a,
+			       const struct qos_policy *b,
+			       struct config_diff *d)
 {
 	uint32_t na = clamp(a->n_classes, QOS_MAX_CLASSES);
 	uint32_t nb = clamp(b->n_classes, QOS_MAX_CLASSES);
-	const struct qos_class *ca;
+	const struct qos_class *ca, *cb;
 	int j;
 
 	for (uint32_t i = 0; i < na; i++) {
 		ca = &a->classes[i];
 		j = find_class(b, ca->name);
-		if (j < 0)
+		if (j < 0 && ca->dcqcn)
+			add(d, COLD, "classes.%.*s (removed)",
+			    name_len(ca->name), ca->name);
+		else if (j >= 0 && ca->dcqcn != b->classes[j].dcqcn)
+			add(d, COLD, "classes.%.*s.dcqcn", name_len(ca->name),
+			    ca->name);
+	}
+	for (uint32_t i = 0; i < nb; i++) {
+		cb = &b->classes[i];
+		if (cb->dcqcn && find_class(a, cb->name) < 0)
+			add(d, COLD, "classes.%.*s (added)", name_len(cb->name),
+			    cb->name);
+	}
+}
+
+/* The rest of the classes (hot): diff_dcqcn_classes() has reported the
+ * DCQCN classes added or removed and dcqcn switched on or off. */
+static void diff_classes(const struct qos_policy *a, const struct qos_policy *b,
+			 struct config_diff *d)
+{
+	uint32_t na = clamp(a->n_classes, QOS_MAX_CLASSES);
+	uint32_t nb = clamp(b->n_classes, QOS_MAX_CLASSES);
+	const struct qos_class *ca, *cb;
+	int j;
+
+	for (uint32_t i = 0; i < na; i++) {
+		ca = &a->classes[i];
+		j = find_class(b, ca->name);
+		if (j >= 0)
+			diff_class(ca, &b->classes[j], d);
+		else if (!ca->dcqcn)
 			add(d, HOT, "classes.%.*s (removed)",
 			    name_len(ca->name), ca->name);
-		else
-			diff_class(ca, &b->classes[j], d);
 	}
-	for (uint32_t i = 0; i < nb; i++)
-		if (find_class(a, b->classes[i].name) < 0)
-			add(d, HOT, "classes.%.*s (added)",
-			    name_len(b->classes[i].name), b->classes[i].name);
+	for (uint32_t i = 0; i < nb; i++) {
+		cb = &b->classes[i];
+		if (!cb->dcqcn && find_class(a, cb->name) < 0)
+			add(d, HOT, "classes.%.*s (added)", name_len(cb->name),
+			    cb->name);
+	}
 	diff_class_order(a, b, d);
+}
+
+/* Doubles compare as stored, bit for bit (a NaN equals itself). */
+static bool real_differs(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(a)) != 0;
+}
+
+/* The dcqcn mapping, but max_flows (cold), in file order. */
+static void diff_dcqcn(const struct qos_dcqcn *a, const struct qos_dcqcn *b,
+		       struct config_diff *d)
+{
+	const struct dcqcn_params *pa = &a->par, *pb = &b->par;
+
+#define DCQCN_IF(cond, key)                                                    \
+	do {                                                                   \
+		if (cond)                                                      \
+			add(d, HOT, "dcqcn." key);                             \
+	} while (0)
+#define DCQCN_PAR(field, key) DCQCN_IF(pa->field != pb->field, key)
+#define DCQCN_REAL(field, key) DCQCN_IF(real_differs(pa->field, pb->field), key)
+
+	DCQCN_PAR(profile, "profile");
+	DCQCN_REAL(line_bps, "line_rate");
+	DCQCN_REAL(min_bps, "min_rate");
+	DCQCN_REAL(ai_bps, "rate_ai");
+	DCQCN_REAL(hai_bps, "rate_hai");
+	DCQCN_REAL(g, "g");
+	DCQCN_REAL(alpha_init, "alpha_init");
+	DCQCN_PAR(alpha_ns, "alpha_timer");
+	DCQCN_PAR(inc_ns, "increase_timer");
+	DCQCN_PAR(dec_ns, "decrease_period");
+	DCQCN_PAR(byte_counter, "byte_counter");
+	DCQCN_PAR(f, "fast_recovery");
+	DCQCN_REAL(min_dec_factor, "min_decrease");
+	DCQCN_IF(pa->clamp_always != pb->clamp_always ||
+			 pa->clamp_after_inc != pb->clamp_after_inc,
+		 "clamp");
+	DCQCN_REAL(first_cnp_bps, "first_cnp_rate");
+	DCQCN_PAR(alpha_before_cut, "alpha_before_cut");
+	DCQCN_PAR(np_interval_ns, "cnp_interval");
+	DCQCN_IF(a->key != b->key, "flow_key");
+	DCQCN_IF(a->flow_idle_ns != b->flow_idle_ns, "flow_idle");
+	DCQCN_IF(a->cnp_action != b->cnp_action, "cnp");
+	DCQCN_IF(a->cp_loop != b->cp_loop, "cp_loop");
+	DCQCN_IF(a->np != b->np, "np.enabled");
+	DCQCN_IF(a->np_dscp != b->np_dscp, "np.dscp");
+	DCQCN_IF(a->np_pcp != b->np_pcp, "np.pcp");
+#undef DCQCN_REAL
+#undef DCQCN_PAR
+#undef DCQCN_IF
 }
 
 static bool prefixes_differ(const struct qos_prefix *a,
@@ -305,6 +400,7 @@ static void diff_hot(const struct xdplane_config *a,
 		add(d, HOT, "default_class");
 	if (qa->malformed != qb->malformed)
 		add(d, HOT, "malformed");
+	diff_dcqcn(&qa->dcqcn, &qb->dcqcn, d);
 	if (a->log_level != b->log_level)
 		add(d, HOT, "log_level");
 }

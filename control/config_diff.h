@@ -28,14 +28,23 @@
  *
  * Order: all cold keys first, in file order, then the hot ones, in file
  * order. A diff holds at most CONFIG_DIFF_MAX keys; more set `truncated`.
- * The cold keys number far fewer than that, so a truncated diff still
- * holds every cold key and n_cold is exact.
+ * The cold keys number far fewer than that (at most 41), so a truncated
+ * diff still holds every cold key and n_cold is exact.
  *
- * Hot: ports[].rate, ports[].burst, overhead, classes (anything: added,
- * removed, moved, and every key of a class), rules (anything), default_class,
- * malformed, log_level. Cold: ports[].interface, queues, xdp_mode,
- * bind_mode, failure_mode, rings.*, umem.*, poll.*, workers.cpus,
+ * Hot: ports[].rate, ports[].burst, overhead, classes (added, removed,
+ * moved, and every key of a class but dcqcn), rules (anything),
+ * default_class, malformed, dcqcn.* but dcqcn.max_flows, log_level. Cold:
+ * ports[].interface, queues, xdp_mode, bind_mode, failure_mode, rings.*,
+ * umem.*, poll.*, workers.cpus, classes[].dcqcn, dcqcn.max_flows,
  * control.*, user, group.
+ *
+ * DCQCN classes (dcqcn: true) get their flow tables at start, so
+ * everything that adds or removes one is cold, named by the class:
+ * "classes.roce.dcqcn" when a class switches dcqcn on or off, and
+ * "classes.roce (added)" / "classes.roce (removed)" when a class with
+ * dcqcn on is added or removed -- a rename of a DCQCN class is therefore
+ * cold too. Other classes added or removed stay hot; moving any class in
+ * the list is hot.
  *
  * Thread safety: pure functions of their arguments. Robust against configs
  * that did not come from config_load(): counts above the array sizes are

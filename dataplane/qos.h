@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "dcqcn.h"
 
 #define QOS_MAX_CLASSES 8
 #define QOS_MAX_RULES 64
@@ -49,6 +50,7 @@ struct qos_class {
 	uint32_t limit_bytes; /* queue limit, tail drop above */
 	uint32_t limit_packets;
 	struct qos_ecn ecn;
+	bool dcqcn; /* per-flow queues gated by DCQCN rate limiters (RP) */
 };
 
 struct qos_port {
@@ -98,6 +100,33 @@ enum qos_malformed_policy {
 	QOS_MALFORMED_DROP,
 };
 
+/* How the RP tells flows apart inside a DCQCN class. */
+enum qos_flow_key {
+	QOS_FLOW_HOST = 0, /* destination IP address */
+	QOS_FLOW_QP, /* destination IP + RoCE destination queue pair */
+};
+
+enum qos_cnp_action {
+	QOS_CNP_FORWARD = 0, /* a CNP seen on the reverse path goes on to the
+			      * sender too (its NIC reacts as well) */
+	QOS_CNP_ABSORB, /* the gateway alone reacts; the CNP is dropped */
+};
+
+/* DCQCN for the classes with dcqcn set (see dcqcn.h for the parameters).
+ * par.line_bps 0: the egress port's rate. */
+struct qos_dcqcn {
+	struct dcqcn_params par;
+	enum qos_flow_key key;
+	uint32_t max_flows; /* per DCQCN class and egress queue; cold */
+	uint64_t flow_idle_ns; /* an empty flow idle this long is dropped */
+	enum qos_cnp_action cnp_action;
+	bool cp_loop; /* our own CE marks act as CNPs for the flow (via the
+		       * NP rule, at most one per np_interval) */
+	bool np; /* generate CNPs towards senders (NP) */
+	uint8_t np_dscp; /* DSCP of generated CNPs, default 48 */
+	uint8_t np_pcp; /* PCP when the frame has a VLAN tag, default 6 */
+};
+
 struct qos_policy {
 	struct qos_port port[2]; /* egress shaper per port of the pair */
 	struct qos_class classes[QOS_MAX_CLASSES];
@@ -106,6 +135,7 @@ struct qos_policy {
 	uint32_t n_rules;
 	uint8_t default_class; /* when no rule matches */
 	enum qos_malformed_policy malformed;
+	struct qos_dcqcn dcqcn;
 };
 
 #endif

@@ -8,6 +8,8 @@
  * identical, classes reordered, added, removed, renamed, rules appended and
  * inserted, derived values (a port rate moves its default burst), the
  * formatted key lists, truncation, and configs with out-of-range counts.
+ * DCQCN: every dcqcn key hot but max_flows; a class switching dcqcn, and
+ * a DCQCN class added, removed or renamed, cold (named by the class).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,11 +24,12 @@
 #include "config.h"
 #include "config_diff.h"
 
-/* Every field with a value of its own: 4 classes (roce with ECN and a
- * minimum), rules[0] with every match key, the daemon keys. No rule and
- * not default_class names the last class, "bulk", so that dropping it
- * from n_classes changes nothing else. Built from pieces so that tests
- * can reorder the classes. */
+/* Every field with a value of its own: 4 classes (roce with ECN, a
+ * minimum and DCQCN), rules[0] with every match key, every dcqcn key
+ * (connectx, so that decrease_period and first_cnp_rate can be written),
+ * the daemon keys. No rule and not default_class names the last class,
+ * "bulk", so that dropping it from n_classes changes nothing else. Built
+ * from pieces so that tests can reorder the classes. */
 #define HEAD                                                                   \
 	"ports:\n"                                                             \
 	"  - interface: eth1\n"                                                \
@@ -54,7 +57,8 @@
 	"    min: 10Gbit\n"                                                    \
 	"    limit_bytes: 2MiB\n"                                              \
 	"    limit_packets: 1024\n"                                            \
-	"    ecn: {kmin: 30KB, kmax: 300KB, pmax: 1%, non_ect: pass}\n"
+	"    ecn: {kmin: 30KB, kmax: 300KB, pmax: 1%, non_ect: pass}\n"        \
+	"    dcqcn: true\n"
 #define Y_DEFAULT "  - name: default\n    level: 2\n"
 #define Y_BULK "  - name: bulk\n    level: 3\n"
 #define RULES                                                                  \
@@ -79,6 +83,30 @@
 #define TAIL                                                                   \
 	"default_class: default\n"                                             \
 	"malformed: drop\n"                                                    \
+	"dcqcn:\n"                                                             \
+	"  profile: connectx\n"                                                \
+	"  line_rate: 40Gbit\n"                                                \
+	"  min_rate: 10Mbit\n"                                                 \
+	"  rate_ai: 20Mbit\n"                                                  \
+	"  rate_hai: 100Mbit\n"                                                \
+	"  g: 1/128\n"                                                         \
+	"  alpha_init: 0.75\n"                                                 \
+	"  alpha_timer: 2us\n"                                                 \
+	"  increase_timer: 100us\n"                                            \
+	"  decrease_period: 8us\n"                                             \
+	"  byte_counter: 0\n"                                                  \
+	"  fast_recovery: 3\n"                                                 \
+	"  min_decrease: 25%\n"                                                \
+	"  clamp: always\n"                                                    \
+	"  first_cnp_rate: 20Gbit\n"                                           \
+	"  alpha_before_cut: false\n"                                          \
+	"  cnp_interval: 20us\n"                                               \
+	"  flow_key: qp\n"                                                     \
+	"  max_flows: 512\n"                                                   \
+	"  flow_idle: 1s\n"                                                    \
+	"  cnp: absorb\n"                                                      \
+	"  cp_loop: false\n"                                                   \
+	"  np: {enabled: true, dscp: 46, pcp: 5}\n"                            \
 	"control:\n"                                                           \
 	"  socket: /run/xdplane/control.sock\n"                                \
 	"  socket_group: adm\n"                                                \
@@ -194,6 +222,8 @@ struct mutation {
 	}
 #define RULE0(member) HOT(qos.rules[0].member, "rules[0]")
 #define ROCE(member, key) HOT(qos.classes[1].member, "classes.roce." key)
+#define DCQCN(member, key) HOT(qos.dcqcn.member, "dcqcn." key)
+#define DCQCN_PAR(member, key) DCQCN(par.member, key)
 
 static const struct mutation mutations[] = {
 	IGNORED(path),
@@ -247,7 +277,10 @@ static const struct mutation mutations[] = {
 	IGNORED(qos.classes[0].ecn.kmax),
 	IGNORED(qos.classes[0].ecn.pmax),
 	IGNORED(qos.classes[0].ecn.nonect),
+	COLD(qos.classes[1].dcqcn, "classes.roce.dcqcn"), /* on -> off */
+	COLD(qos.classes[0].dcqcn, "classes.cnp.dcqcn"), /* off -> on */
 	IGNORED(qos.classes[4].name), /* past n_classes */
+	IGNORED(qos.classes[4].dcqcn),
 	HOT_X(qos.n_classes, 7, "classes.bulk (removed)", NULL), /* 4 -> 3 */
 	HOT_X(qos.n_classes, 1, "classes. (added)", NULL), /* 4 -> 5 */
 	RULE0(fields),
@@ -277,6 +310,32 @@ static const struct mutation mutations[] = {
 	HOT_X(qos.n_rules, 7, "rules[3] (added)", NULL), /* 3 -> 4 */
 	HOT(qos.default_class, "default_class"), /* default -> bulk */
 	HOT(qos.malformed, "malformed"),
+	DCQCN_PAR(profile, "profile"), /* connectx -> paper */
+	DCQCN_PAR(line_bps, "line_rate"),
+	DCQCN_PAR(min_bps, "min_rate"),
+	DCQCN_PAR(ai_bps, "rate_ai"),
+	DCQCN_PAR(hai_bps, "rate_hai"),
+	DCQCN_PAR(g, "g"),
+	DCQCN_PAR(alpha_init, "alpha_init"),
+	DCQCN_PAR(alpha_ns, "alpha_timer"),
+	DCQCN_PAR(inc_ns, "increase_timer"),
+	DCQCN_PAR(dec_ns, "decrease_period"),
+	DCQCN_PAR(byte_counter, "byte_counter"),
+	DCQCN_PAR(f, "fast_recovery"),
+	DCQCN_PAR(min_dec_factor, "min_decrease"),
+	DCQCN_PAR(clamp_always, "clamp"),
+	DCQCN_PAR(clamp_after_inc, "clamp"),
+	DCQCN_PAR(np_interval_ns, "cnp_interval"),
+	DCQCN_PAR(first_cnp_bps, "first_cnp_rate"),
+	DCQCN_PAR(alpha_before_cut, "alpha_before_cut"),
+	DCQCN(key, "flow_key"),
+	COLD(qos.dcqcn.max_flows, "dcqcn.max_flows"),
+	DCQCN(flow_idle_ns, "flow_idle"),
+	DCQCN(cnp_action, "cnp"),
+	DCQCN(cp_loop, "cp_loop"),
+	DCQCN(np, "np.enabled"),
+	DCQCN(np_dscp, "np.dscp"),
+	DCQCN(np_pcp, "np.pcp"),
 	COLD(control.socket[5], "control.socket"),
 	COLD(control.socket_group, "control.socket_group"),
 	COLD(control.metrics_listen[1], "control.metrics_listen"),
@@ -312,6 +371,13 @@ static void test_mutations(void **state)
 	assert_int_equal(a->qos.n_rules, 3);
 	assert_true(a->qos.classes[1].ecn.enabled);
 	assert_false(a->qos.classes[0].ecn.enabled);
+	assert_true(a->qos.classes[1].dcqcn);
+	assert_false(a->qos.classes[0].dcqcn);
+	assert_int_equal(a->qos.dcqcn.par.profile, DCQCN_CONNECTX);
+	assert_int_equal(a->qos.dcqcn.key, QOS_FLOW_QP);
+	assert_true(a->qos.dcqcn.par.clamp_always);
+	assert_true(a->qos.dcqcn.par.clamp_after_inc); /* connectx's, moot */
+	assert_true(a->qos.dcqcn.np);
 	assert_int_equal(a->qos.default_class, 2);
 	assert_int_equal(a->log_level, 6);
 	assert_int_equal(a->control.metrics_addr.ss_family, AF_INET);
@@ -347,18 +413,20 @@ static void test_struct_sizes(void **state)
 		const char *name;
 		size_t size, was;
 	} sizes[] = {
-		{"struct xdplane_config", sizeof(struct xdplane_config), 7400},
+		{"struct xdplane_config", sizeof(struct xdplane_config), 7560},
 		{"struct config_port", sizeof(struct config_port), 16},
 		{"struct config_rings", sizeof(struct config_rings), 20},
 		{"struct config_umem", sizeof(struct config_umem), 12},
 		{"struct config_poll", sizeof(struct config_poll), 12},
 		{"struct config_control", sizeof(struct config_control), 392},
-		{"struct qos_policy", sizeof(struct qos_policy), 5496},
+		{"struct qos_policy", sizeof(struct qos_policy), 5656},
 		{"struct qos_port", sizeof(struct qos_port), 16},
 		{"struct qos_class", sizeof(struct qos_class), 104},
 		{"struct qos_ecn", sizeof(struct qos_ecn), 20},
 		{"struct qos_rule", sizeof(struct qos_rule), 72},
 		{"struct qos_prefix", sizeof(struct qos_prefix), 18},
+		{"struct qos_dcqcn", sizeof(struct qos_dcqcn), 160},
+		{"struct dcqcn_params", sizeof(struct dcqcn_params), 136},
 	};
 
 	(void)state;
@@ -463,9 +531,10 @@ static void test_classes_added_removed(void **state)
 		  {"classes.bulk2 (added)", false}},
 		 2},
 	};
+	/* roce has dcqcn on: renaming it is cold */
 	static const struct want renamed[] = {
-		{"classes.roce (removed)", false},
-		{"classes.rdma (added)", false},
+		{"classes.roce (removed)", true},
+		{"classes.rdma (added)", true},
 		{"rules[1]", false},
 	};
 	struct xdplane_config *a = load_ok(base_yaml), *b;
@@ -491,6 +560,134 @@ static void test_classes_added_removed(void **state)
 	assert_diff(&d, renamed, N(renamed));
 	config_free(b);
 	config_free(a);
+}
+
+#define Y_BULK_DCQCN "  - name: bulk\n    level: 3\n    dcqcn: true\n"
+#define Y_GOLD_DCQCN "  - name: gold\n    level: 4\n    dcqcn: true\n"
+
+/* A class's DCQCN flow tables exist from the start: switching dcqcn, and
+ * adding or removing a class that has it, are cold, named by the class;
+ * moving a DCQCN class, and adding or removing others, stay hot. */
+static void test_dcqcn_classes(void **state)
+{
+	static const struct {
+		const char *from, *to;
+		struct want w[3];
+		size_t n;
+	} cases[] = {
+		{base_yaml,
+		 WITH_CLASSES(Y_CNP Y_ROCE Y_DEFAULT Y_BULK Y_GOLD_DCQCN),
+		 {{"classes.gold (added)", true}},
+		 1},
+		{WITH_CLASSES(Y_CNP Y_ROCE Y_DEFAULT Y_BULK_DCQCN),
+		 WITH_CLASSES(Y_CNP Y_ROCE Y_DEFAULT),
+		 {{"classes.bulk (removed)", true}},
+		 1},
+		{base_yaml,
+		 WITH_CLASSES(Y_CNP Y_ROCE Y_DEFAULT Y_BULK_DCQCN),
+		 {{"classes.bulk.dcqcn", true}},
+		 1},
+		{WITH_CLASSES(Y_CNP Y_ROCE Y_DEFAULT Y_BULK_DCQCN),
+		 base_yaml,
+		 {{"classes.bulk.dcqcn", true}},
+		 1},
+		{base_yaml,
+		 WITH_CLASSES(Y_CNP Y_DEFAULT Y_BULK Y_ROCE),
+		 {{"classes.roce (moved)", false}},
+		 1},
+		/* cold first, then hot; removed before added */
+		{WITH_CLASSES(Y_CNP Y_ROCE Y_DEFAULT Y_BULK_DCQCN),
+		 WITH_CLASSES(Y_CNP Y_ROCE Y_DEFAULT
+			      "  - name: silver\n" Y_GOLD_DCQCN),
+		 {{"classes.bulk (removed)", true},
+		  {"classes.gold (added)", true},
+		  {"classes.silver (added)", false}},
+		 3},
+	};
+	struct xdplane_config *a, *b;
+	struct config_diff d;
+	char text[256];
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		a = load_ok(cases[i].from);
+		b = load_ok(cases[i].to);
+		config_diff(a, b, &d);
+		assert_diff(&d, cases[i].w, cases[i].n);
+		config_free(a);
+		config_free(b);
+	}
+	/* switched off: refused, and said so */
+	a = load_ok(base_yaml);
+	b = load_variant("    dcqcn: true\n", "    dcqcn: false\n");
+	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), -1);
+	assert_string_equal(text, "restart required: classes.roce.dcqcn");
+	config_free(b);
+	/* left out is off too */
+	b = load_variant("    dcqcn: true\n", "");
+	config_diff(a, b, &d);
+	assert_diff(&d, (const struct want[]){{"classes.roce.dcqcn", true}}, 1);
+	config_free(b);
+	config_free(a);
+}
+
+/* The dcqcn mapping: hot but for max_flows. */
+static void test_dcqcn_keys(void **state)
+{
+	static const struct want g[] = {{"dcqcn.g", false}};
+	static const struct want max_flows[] = {{"dcqcn.max_flows", true}};
+	static const struct want np[] = {{"dcqcn.np.enabled", false},
+					 {"dcqcn.np.pcp", false}};
+	static const struct want line[] = {{"dcqcn.line_rate", false}};
+	/* every parameter the two profiles' defaults set differently */
+	static const struct want profile[] = {
+		{"dcqcn.profile", false},
+		{"dcqcn.min_rate", false},
+		{"dcqcn.rate_ai", false},
+		{"dcqcn.rate_hai", false},
+		{"dcqcn.g", false},
+		{"dcqcn.alpha_timer", false},
+		{"dcqcn.increase_timer", false},
+		{"dcqcn.decrease_period", false},
+		{"dcqcn.byte_counter", false},
+		{"dcqcn.fast_recovery", false},
+		{"dcqcn.min_decrease", false},
+		{"dcqcn.clamp", false},
+		{"dcqcn.cnp_interval", false},
+	};
+	struct xdplane_config *a, *b;
+	struct config_diff d;
+	char text[128];
+
+	(void)state;
+	assert_variant("g: 1/128", "g: 0.0078125", NULL, 0); /* same value */
+	assert_variant("g: 1/128", "g: 1/64", g, N(g));
+	assert_variant("max_flows: 512", "max_flows: 2048", max_flows,
+		       N(max_flows));
+	assert_variant("np: {enabled: true, dscp: 46, pcp: 5}",
+		       "np: {enabled: false, dscp: 46, pcp: 4}", np, N(np));
+	/* '' follows the port rate, whatever it is: a change of key */
+	assert_variant("line_rate: 40Gbit", "line_rate: ''", line, N(line));
+	a = load_ok(base_yaml);
+	b = load_variant("max_flows: 512", "max_flows: 2048");
+	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), -1);
+	assert_string_equal(text, "restart required: dcqcn.max_flows");
+	config_free(b);
+	b = load_variant("cp_loop: false", "cp_loop: true");
+	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), 0);
+	config_diff(a, b, &d);
+	assert_diff(&d, (const struct want[]){{"dcqcn.cp_loop", false}}, 1);
+	config_free(b);
+	config_free(a);
+
+	a = load_ok("ports: [{interface: a}, {interface: b}]\n"
+		    "dcqcn: {profile: paper}\n");
+	b = load_ok("ports: [{interface: a}, {interface: b}]\n"
+		    "dcqcn: {profile: connectx}\n");
+	config_diff(a, b, &d);
+	assert_diff(&d, profile, N(profile));
+	config_free(a);
+	config_free(b);
 }
 
 static void test_rules(void **state)
@@ -771,6 +968,8 @@ int main(void)
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_class_order),
 		cmocka_unit_test(test_classes_added_removed),
+		cmocka_unit_test(test_dcqcn_classes),
+		cmocka_unit_test(test_dcqcn_keys),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_format),
