@@ -19,13 +19,6 @@
 
 #define TEXT_MAX 512 /* bound for the snapshot's pointer-held strings */
 
-static const char *const sched_drop_names[SCHED_DROP_REASONS] = {
-	[SCHED_DROP_QUEUE_BYTES] = "queue_bytes",
-	[SCHED_DROP_QUEUE_PACKETS] = "queue_packets",
-	[SCHED_DROP_ECN_NONECT] = "ecn_nonect",
-	[SCHED_DROP_INVALID] = "invalid",
-};
-
 /* Set o[key] = v, taking v's reference; -1 if v is NULL or o cannot grow. */
 static int put(json_t *o, const char *key, json_t *v)
 {
@@ -141,6 +134,36 @@ static json_t *verdicts_json(const struct gw_port_stats *s)
 	return finish(o, err);
 }
 
+/* DCQCN counters of the flows leaving a port (gateway.h). */
+static json_t *dcqcn_json(const struct gw_dcqcn_stats *d)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	err |= put(o, "cnps_seen", u64(d->cnps_seen));
+	err |= put(o, "cnps_absorbed", u64(d->cnps_absorbed));
+	err |= put(o, "acks_seen", u64(d->acks_seen));
+	err |= put(o, "feedback_full", u64(d->feedback_full));
+	err |= put(o, "fb_events", u64(d->fb_events));
+	err |= put(o, "cnps_sent", u64(d->np_cnps));
+	err |= put(o, "np_no_frame", u64(d->np_no_frame));
+	err |= put(o, "np_out_full", u64(d->np_out_full));
+	err |= put(o, "np_qpn_unknown", u64(d->np_qpn_unknown));
+	err |= put(o, "np_due_full", u64(d->np_due_full));
+	err |= put(o, "flows", u64(d->flows));
+	err |= put(o, "flows_created", u64(d->flows_created));
+	err |= put(o, "flows_expired", u64(d->flows_expired));
+	err |= put(o, "table_full", u64(d->table_full));
+	err |= put(o, "cnp_unmatched", u64(d->cnp_unmatched));
+	err |= put(o, "qpn_learned", u64(d->qpn_learned));
+	err |= put(o, "qpn_ambiguous", u64(d->qpn_ambiguous));
+	err |= put(o, "qpn_unmatched", u64(d->qpn_unmatched));
+	err |= put(o, "hints", u64(d->hints));
+	return finish(o, err);
+}
+
 /* The counters a port and a queue share (all but the XDP verdicts). */
 static int put_port_counters(json_t *o, const struct gw_port_stats *s)
 {
@@ -157,6 +180,7 @@ static int put_port_counters(json_t *o, const struct gw_port_stats *s)
 	err |= put(o, "drops", drops_json(s));
 	err |= put(o, "xsk", xsk_json(&s->xsk));
 	err |= put(o, "malformed", malformed_json(s));
+	err |= put(o, "dcqcn", dcqcn_json(&s->dcqcn));
 	return err;
 }
 
@@ -187,7 +211,7 @@ static json_t *class_json(const struct snap_class *c)
 		return NULL;
 	}
 	for (int r = 1; r < SCHED_DROP_REASONS; r++)
-		err |= put(d, sched_drop_names[r], u64(s->drops[r]));
+		err |= put(d, sched_drop_name(r), u64(s->drops[r]));
 	for (int b = 0; b < SCHED_HIST_BUCKETS; b++)
 		err |= append(h, u64(s->sojourn[b]));
 	err |= put(o, "name", ctl_json_text(c->name, sizeof(c->name)));

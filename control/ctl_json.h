@@ -21,7 +21,7 @@
  *   {"name","level","quantum","ceil_bps","min_bps","limit_bytes",
  *    "limit_packets","ecn","enq_packets","enq_bytes","sent_packets",
  *    "sent_bytes","ecn_marks","depth_packets","depth_bytes",
- *    "drops":{"queue_bytes","queue_packets","ecn_nonect","invalid"},
+ *    "drops":{"queue_bytes","queue_packets","ecn_nonect","invalid","flow_table"},
  *    "sojourn_log2_us":[SCHED_HIST_BUCKETS counts]}
  *
  * Invariants: counters are JSON integers, exact up to 2^63 - 1 (larger

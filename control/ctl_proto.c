@@ -345,17 +345,19 @@ static json_t *verb_reload(const struct ctl_backend *be, json_t *args,
 static json_t *verb_congestion(const struct ctl_backend *be, json_t *args,
 			       struct ctl_err *err)
 {
-	static const char *const allowed[] = {"port", "class", "severity"};
+	static const char *const allowed[] = {"port", "class", "severity",
+					      "prefix"};
 	const struct snap_port *p;
 	struct stats_snapshot *s;
-	const char *port, *cls;
+	const char *port, *cls, *prefix = NULL;
 	double severity = 1.0;
 	json_t *v;
 
-	if (args && only_keys(args, allowed, 3, "bad_request", "argument", err))
+	if (args && only_keys(args, allowed, 4, "bad_request", "argument", err))
 		return NULL;
 	if (string_arg(args, "port", true, &port, err) ||
-	    string_arg(args, "class", true, &cls, err))
+	    string_arg(args, "class", true, &cls, err) ||
+	    string_arg(args, "prefix", false, &prefix, err))
 		return NULL;
 	v = json_object_get(args, "severity");
 	if (v) {
@@ -390,8 +392,8 @@ static json_t *verb_congestion(const struct ctl_backend *be, json_t *args,
 	drop_snapshot(be, s);
 	if (err->code[0])
 		return NULL;
-	return backend_object(be->congestion(be->ctx, port, cls, severity, err),
-			      err);
+	return backend_object(
+		be->congestion(be->ctx, port, cls, severity, prefix, err), err);
 }
 
 static json_t *verb_log_level(const struct ctl_backend *be, json_t *args,

@@ -52,9 +52,11 @@
  *    flows                    {"flows":[...]} from the backend (DCQCN)
  *    reload                   the backend's result object
  *    congestion               args {"port":"<ifname>","class":"<name>",
- *                             "severity":0..1 (default 1)}; the port and
- *                             the class must exist in a fresh snapshot;
- *                             the backend's result object
+ *                             "severity":0..1 (default 1),
+ *                             "prefix":"<addr>/<len>" (default: every
+ *                             destination)}; the port and the class must
+ *                             exist in a fresh snapshot; the backend
+ *                             checks the prefix; its result object
  *    log-level                args {"level":"err|warn|notice|info|debug"}
  *                             -> {"previous":"<level>","level":"<level>"}
  *
@@ -99,9 +101,11 @@ struct ctl_backend {
 	json_t *(*reload)(void *ctx, struct ctl_err *err);
 	/* Array of flow objects, possibly empty, or NULL + err. */
 	json_t *(*flows)(void *ctx, struct ctl_err *err);
-	/* Called with a port and class that exist, severity in [0, 1]. */
+	/* Called with a port and class that exist, severity in [0, 1],
+	 * prefix NULL (all destinations) or the client's text. */
 	json_t *(*congestion)(void *ctx, const char *port, const char *cls,
-			      double severity, struct ctl_err *err);
+			      double severity, const char *prefix,
+			      struct ctl_err *err);
 	/* level is one of err|warn|notice|info|debug; *previous gets the
 	 * level before (a static string). 0, or -1 + err. */
 	int (*log_level)(void *ctx, const char *level, const char **previous,

@@ -2,6 +2,7 @@
 /*
  * daemon.c - see daemon.h.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -192,19 +193,146 @@ static json_t *be_reload(void *ctx, struct ctl_err *err)
 	return do_reload(ctx, err);
 }
 
+struct flows_ctx {
+	struct daemon *d;
+	json_t *arr;
+};
+
+static void flow_json(const struct gw_flow *f, void *arg)
+{
+	struct flows_ctx *fc = arg;
+	char dst[INET6_ADDRSTRLEN] = "";
+	json_t *o;
+
+	if (f->v.key.family)
+		inet_ntop(f->v.key.family == 6 ? AF_INET6 : AF_INET,
+			  f->v.key.addr, dst, sizeof(dst));
+	o = json_object();
+	json_object_set_new(o, "port",
+			    json_string(gateway_port_name(fc->d->gw, f->port)));
+	json_object_set_new(o, "queue", json_integer(f->queue));
+	json_object_set_new(o, "class", json_string(f->class_name));
+	json_object_set_new(o, "dst",
+			    f->v.key.family ? json_string(dst) : json_null());
+	json_object_set_new(o, "dst_qpn", json_integer(f->v.key.qpn));
+	json_object_set_new(o, "sender_qpn",
+			    f->v.qpn_known ? json_integer(f->v.sender_qpn)
+					   : json_null());
+	json_object_set_new(o, "rc_bps", json_real(f->v.rc_bps));
+	json_object_set_new(o, "rt_bps", json_real(f->v.rt_bps));
+	json_object_set_new(o, "alpha", json_real(f->v.alpha));
+	json_object_set_new(o, "queued_packets",
+			    json_integer((json_int_t)f->v.queued_packets));
+	json_object_set_new(o, "sent_packets",
+			    json_integer((json_int_t)f->v.sent_packets));
+	json_object_set_new(o, "sent_bytes",
+			    json_integer((json_int_t)f->v.sent_bytes));
+	json_object_set_new(o, "cnps_wire",
+			    json_integer((json_int_t)f->v.cnps_wire));
+	json_object_set_new(o, "cnps_internal",
+			    json_integer((json_int_t)f->v.cnps_internal));
+	json_object_set_new(o, "cnps_hint",
+			    json_integer((json_int_t)f->v.cnps_hint));
+	json_object_set_new(o, "cnps_sent",
+			    json_integer((json_int_t)f->v.cnps_sent));
+	json_array_append_new(fc->arr, o);
+}
+
 static json_t *be_flows(void *ctx, struct ctl_err *err)
 {
-	/* no per-flow state yet: DCQCN's reaction points bring it */
-	return json_array();
+	struct flows_ctx fc = {.d = ctx, .arr = json_array()};
+
+	gateway_flows(fc.d->gw, flow_json, &fc);
+	return fc.arr;
+}
+
+/* "10.0.0.0/8", "fd00::/8", "10.1.2.3" (a host) -> family, bytes, len. */
+static int parse_prefix(const char *text, uint8_t *family, uint8_t *addr,
+			uint8_t *plen)
+{
+	char buf[64], *slash, *end;
+	unsigned long len;
+
+	if (strlen(text) >= sizeof(buf))
+		return -1;
+	strcpy(buf, text);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, buf, addr) == 1)
+		*family = 4;
+	else if (inet_pton(AF_INET6, buf, addr) == 1)
+		*family = 6;
+	else
+		return -1;
+	len = *family == 4 ? 32 : 128;
+	if (slash) {
+		errno = 0;
+		len = strtoul(slash + 1, &end, 10);
+		if (errno || end == slash + 1 || *end ||
+		    len > (*family == 4 ? 32u : 128u))
+			return -1;
+	}
+	*plen = (uint8_t)len;
+	return 0;
 }
 
 static json_t *be_congestion(void *ctx, const char *port, const char *cls,
-			     double severity, struct ctl_err *err)
+			     double severity, const char *prefix,
+			     struct ctl_err *err)
 {
-	ctl_err_set(err, "unavailable",
-		    "congestion hints need DCQCN reaction points, which this "
-		    "build does not have");
-	return NULL;
+	struct daemon *d = ctx;
+	const struct qos_policy *pol = gateway_policy(d->gw);
+	uint8_t fam[2] = {4, 6}, addr[2][16] = {{0}}, plen[2] = {0, 0};
+	uint32_t sev = (uint32_t)(severity * QOS_PROB_ONE + 0.5);
+	int p = -1, n_fam = 2, reached = 0, rc;
+	unsigned int id = 0xff;
+
+	for (int i = 0; i < GW_PORTS; i++)
+		if (!strcmp(gateway_port_name(d->gw, i), port))
+			p = i;
+	for (unsigned int k = 0; k < pol->n_classes; k++)
+		if (!strcmp(pol->classes[k].name, cls))
+			id = k;
+	if (p < 0 || id == 0xff) {
+		ctl_err_set(err, "bad_request", "no port %s or class %s", port,
+			    cls);
+		return NULL;
+	}
+	if (!pol->classes[id].dcqcn) {
+		ctl_err_set(err, "bad_request",
+			    "class %s has no DCQCN flows (dcqcn: true)", cls);
+		return NULL;
+	}
+	if (prefix) {
+		if (parse_prefix(prefix, &fam[0], addr[0], &plen[0])) {
+			ctl_err_set(err, "bad_request",
+				    "prefix \"%.64s\": expected ADDR/LEN, "
+				    "e.g. 10.1.0.0/16 or fd00::/8",
+				    prefix);
+			return NULL;
+		}
+		n_fam = 1;
+	}
+	for (int i = 0; i < n_fam; i++) {
+		rc = gateway_hint(d->gw, p, id, fam[i], addr[i], plen[i], sev);
+		if (rc < 0) {
+			ctl_err_set(err, rc == -EAGAIN ? "busy" : "unavailable",
+				    "%s",
+				    rc == -EAGAIN
+					    ? "a queue's hint ring is full; "
+					      "try again"
+					    : "no DCQCN class on this port");
+			return NULL;
+		}
+		reached = rc;
+	}
+	log_info("congestion hint: %s class %s %s severity %.3f", port, cls,
+		 prefix ? prefix : "(all)", severity);
+	return json_pack("{s:i,s:f,s:s}", "queues", reached, "severity",
+			 (double)sev / QOS_PROB_ONE, "prefix",
+			 prefix ? prefix : "all");
 }
 
 static int be_log_level(void *ctx, const char *level, const char **previous,
@@ -340,13 +468,6 @@ static int open_servers(struct daemon *d, char *err, size_t errlen)
 
 /* ---- the final report ---- */
 
-static const char *const sched_drop_names[SCHED_DROP_REASONS] = {
-	[SCHED_DROP_QUEUE_BYTES] = "queue_bytes",
-	[SCHED_DROP_QUEUE_PACKETS] = "queue_packets",
-	[SCHED_DROP_ECN_NONECT] = "ecn_nonect",
-	[SCHED_DROP_INVALID] = "invalid",
-};
-
 static void print_tables(const struct stats_snapshot *s)
 {
 	fprintf(stderr, "%-10s %12s %14s %12s %14s %10s %10s %10s\n", "port",
@@ -370,7 +491,7 @@ static void print_tables(const struct stats_snapshot *s)
 	}
 	fprintf(stderr, "%-6s %-12s %12s %12s %10s %10s %10s\n", "egress",
 		"class", "enq_packets", "sent_packets", "drop_full",
-		sched_drop_names[SCHED_DROP_ECN_NONECT], "ecn_marks");
+		sched_drop_name(SCHED_DROP_ECN_NONECT), "ecn_marks");
 	for (int p = 0; p < GW_PORTS; p++) {
 		for (uint32_t k = 0; k < s->ports[p].n_classes; k++) {
 			const struct snap_class *c = &s->ports[p].cls[k];

@@ -38,14 +38,6 @@ struct label {
 #define LABEL_ARRAY(k, arr)                                                    \
 	((struct label){.key = (k), .value = (arr), .max = sizeof(arr)})
 
-static const char *const sched_drop_reason[SCHED_DROP_REASONS] = {
-	[SCHED_QUEUED] = NULL, /* not a drop */
-	[SCHED_DROP_QUEUE_BYTES] = "queue_bytes",
-	[SCHED_DROP_QUEUE_PACKETS] = "queue_packets",
-	[SCHED_DROP_ECN_NONECT] = "ecn_nonect",
-	[SCHED_DROP_INVALID] = "invalid",
-};
-
 /* Length of a valid UTF-8 sequence at s[0..n), 0 if it is not one
  * (overlong forms, surrogates and code points above U+10FFFF included). */
 static size_t utf8_sequence_len(const unsigned char *s, size_t n)
@@ -338,6 +330,49 @@ static const struct queue_counter queue_counters[] = {
 	QC("xdplane_xsk_tx_ring_empty_total",
 	   "AF_XDP socket statistic tx_ring_empty_descs: TX ring found empty.",
 	   xsk.tx_ring_empty_descs),
+	QC("xdplane_dcqcn_cnps_received_total",
+	   "RoCEv2 CNPs received on the queue (they concern the DCQCN flows "
+	   "leaving the port).",
+	   dcqcn.cnps_seen),
+	QC("xdplane_dcqcn_cnps_absorbed_total",
+	   "Received CNPs dropped after the gateway reacted (cnp: absorb).",
+	   dcqcn.cnps_absorbed),
+	QC("xdplane_dcqcn_acks_received_total",
+	   "RC ACKs received on the queue (they teach senders' QPNs).",
+	   dcqcn.acks_seen),
+	QC("xdplane_dcqcn_feedback_lost_total",
+	   "CNP/ACK events lost on the way to an egress task (ring full).",
+	   dcqcn.feedback_full),
+	QC("xdplane_dcqcn_cnps_generated_total",
+	   "CNPs the gateway built for the senders of flows leaving the port "
+	   "(notification point).",
+	   dcqcn.np_cnps),
+	QC("xdplane_dcqcn_np_qpn_unknown_total",
+	   "CNPs due but not sent: the sender's QPN is not learned yet.",
+	   dcqcn.np_qpn_unknown),
+	QC("xdplane_dcqcn_np_no_frame_total",
+	   "CNPs due but not sent: no free frame to build one in.",
+	   dcqcn.np_no_frame),
+	QC("xdplane_dcqcn_np_ring_full_total",
+	   "CNPs built but not sent: the other port's ring was full.",
+	   dcqcn.np_out_full),
+	QC("xdplane_dcqcn_flows_created_total",
+	   "DCQCN flows created on the queue.", dcqcn.flows_created),
+	QC("xdplane_dcqcn_flows_expired_total",
+	   "DCQCN flows removed after flow_idle.", dcqcn.flows_expired),
+	QC("xdplane_dcqcn_flow_table_full_total",
+	   "Frames of new flows refused: the flow table was full.",
+	   dcqcn.table_full),
+	QC("xdplane_dcqcn_cnps_unmatched_total",
+	   "Received CNPs that matched no flow.", dcqcn.cnp_unmatched),
+	QC("xdplane_dcqcn_qpn_learned_total",
+	   "Senders' QPNs learned from ACKs (PSN matched one flow).",
+	   dcqcn.qpn_learned),
+	QC("xdplane_dcqcn_qpn_ambiguous_total",
+	   "ACKs whose PSN matched several flows: nothing learned.",
+	   dcqcn.qpn_ambiguous),
+	QC("xdplane_dcqcn_hints_total",
+	   "External congestion hints taken, per DCQCN class.", dcqcn.hints),
 };
 
 /* A labelled family of (port, queue, key=value) counters. */
@@ -584,7 +619,7 @@ static void render_classes(FILE *out, const struct stats_snapshot *s)
 			class_labels(l, port, &port->cls[k]);
 			for (int r = SCHED_QUEUED + 1; r < SCHED_DROP_REASONS;
 			     r++) {
-				l[2] = LABEL("reason", sched_drop_reason[r]);
+				l[2] = LABEL("reason", sched_drop_name(r));
 				sample_u64(out, "xdplane_class_drops_total", l,
 					   3, port->cls[k].s.drops[r]);
 			}

@@ -82,8 +82,12 @@ static void usage(FILE *f)
 		"counters\n"
 		"  flows                          DCQCN flow state\n"
 		"  reload                         re-read the configuration\n"
-		"  congestion PORT CLASS [SEVERITY]  signal congestion "
-		"(0..1, default 1)\n"
+		"  congestion PORT CLASS [SEVERITY [PREFIX]]  congestion hint "
+		"for the DCQCN\n"
+		"                                 flows of CLASS leaving PORT "
+		"towards PREFIX\n"
+		"                                 (severity 0..1, default 1; "
+		"prefix: all)\n"
 		"  log-level LEVEL                err|warn|notice|info|debug\n"
 		"  watch [--interval SEC] [--count N]  live rates, like top\n"
 		"options:\n"
@@ -1052,11 +1056,14 @@ static json_t *build_request(const char *verb, int argc, char **argv)
 		if (argc == 1)
 			json_object_set_new(args, "port", json_string(argv[0]));
 	} else if (!strcmp(verb, "congestion")) {
-		if (argc < 2 || argc > 3)
+		if (argc < 2 || argc > 4)
 			goto usage;
 		json_object_set_new(args, "port", json_string(argv[0]));
 		json_object_set_new(args, "class", json_string(argv[1]));
-		if (argc == 3) {
+		if (argc == 4)
+			json_object_set_new(args, "prefix",
+					    json_string(argv[3]));
+		if (argc >= 3) {
 			errno = 0;
 			sev = strtod(argv[2], &end);
 			if (errno || end == argv[2] || *end || !isfinite(sev)) {

@@ -28,6 +28,12 @@ static inline void ctr_add(ctr_t *c, uint64_t n)
 	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
 }
 
+/* Writer only: start a counter over (a slot reused for something new). */
+static inline void ctr_set(ctr_t *c, uint64_t v)
+{
+	__atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
+
 static inline uint64_t ctr_read(const ctr_t *c)
 {
 	return __atomic_load_n(c, __ATOMIC_RELAXED);

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include "egress.h"
+#include "roce.h"
 
 int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 		     const struct umem_area *umem, uint32_t batch,
@@ -21,6 +23,8 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 	t->batch = MIN(batch, EGRESS_MAX_BATCH);
 	t->copy_mode = !xq->zerocopy;
 	t->port = port;
+	t->dcq = &pol->dcqcn;
+	t->np_wake_fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return sched_init_reloadable(&t->sched, pol, port, max_queued,
 				     (uint64_t)ts.tv_sec * 1000000000ull +
@@ -30,6 +34,14 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 void egress_task_fini(struct egress_task *t)
 {
 	sched_fini(&t->sched);
+}
+
+int egress_task_add_feedback(struct egress_task *t, struct feedback_ring *r)
+{
+	if (t->n_fb_in == EGRESS_MAX_FEEDBACK)
+		return -ENOSPC;
+	t->fb_in[t->n_fb_in++] = r;
+	return 0;
 }
 
 int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
@@ -131,6 +143,116 @@ static uint32_t take_handoffs(struct egress_task *t, uint64_t now)
 	return total;
 }
 
+/* One feedback event to every DCQCN class it concerns. */
+static void apply_feedback(struct egress_task *t, const struct fb_event *ev,
+			   uint64_t now)
+{
+	struct sched *s = &t->sched;
+
+	for (uint32_t m = s->fq_mask; m; m &= m - 1) {
+		unsigned int slot = (unsigned int)__builtin_ctz(m);
+		struct flowq *q = s->cl[slot].fq;
+
+		switch (ev->type) {
+		case FB_CNP:
+			flowq_cnp_from_wire(q, ev->family, ev->src, ev->qpn,
+					    now);
+			break;
+		case FB_ACK:
+			flowq_ack(q, ev->family, ev->src, ev->qpn, ev->psn);
+			break;
+		case FB_HINT:
+			if (ev->class_id == 0xff ||
+			    s->slot_of[ev->class_id & 0xf] == slot)
+				flowq_hint(q, ev->family, ev->src, ev->plen,
+					   ev->psn, now);
+			break;
+		}
+	}
+}
+
+static uint32_t take_feedback(struct egress_task *t, uint64_t now)
+{
+	struct fb_event ev[32];
+	uint32_t total = 0, n;
+
+	for (uint32_t k = 0; k < t->n_fb_in; k++) {
+		while ((n = feedback_ring_dequeue(t->fb_in[k], ev, 32))) {
+			for (uint32_t i = 0; i < n; i++)
+				apply_feedback(t, &ev[i], now);
+			total += n;
+		}
+	}
+	if (total)
+		ctr_add(&t->ctr.fb_events, total);
+	return total;
+}
+
+/* Build the CNP flow f is due and hand it to the other port. */
+static void send_cnp(struct egress_task *t, const struct flowq_flow *f)
+{
+	struct frame_desc d;
+	struct cnp_spec sp;
+	struct pkt_meta m;
+	uint8_t *frame;
+
+	if (!t->np_pool || !t->np_out || !t->np_pool->count) {
+		ctr_add(&t->ctr.np_no_frame, 1);
+		return;
+	}
+	roce_cnp_spec_default(&sp);
+	memcpy(sp.dst_mac, f->peer.sender_mac, 6);
+	memcpy(sp.src_mac, f->peer.receiver_mac, 6);
+	sp.vlan = f->peer.vid != 0xffff;
+	sp.vid = sp.vlan ? f->peer.vid : 0;
+	sp.pcp = t->dcq->np_pcp;
+	sp.family = f->key.family;
+	memcpy(sp.src_ip, f->key.addr, 16);
+	memcpy(sp.dst_ip, f->peer.sender_ip, 16);
+	sp.dscp = t->dcq->np_dscp;
+	sp.ip_id = t->np_ip_id++;
+	sp.udp_sport = f->peer.udp_sport;
+	sp.dest_qpn = f->peer.sender_qpn;
+	d.addr = t->np_pool->addrs[--t->np_pool->count];
+	frame = (uint8_t *)t->umem->base + d.addr;
+	d.len = (uint32_t)roce_build_cnp(frame, t->umem->frame_size, &sp);
+	if (d.len && !pkt_parse(frame, d.len, &m)) {
+		d.meta = sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
+					 m.l3_off) |
+			 sched_meta_l4(m.l3_off, m.l4_off, true);
+		if (handoff_ring_enqueue(t->np_out, &d, 1)) {
+			ctr_add(&t->ctr.np_cnps, 1);
+			if (t->np_wake_fd >= 0) {
+				uint64_t one = 1;
+
+				(void)!write(t->np_wake_fd, &one, sizeof(one));
+			}
+			return;
+		}
+		ctr_add(&t->ctr.np_out_full, 1);
+	} else {
+		ctr_add(&t->ctr.np_no_frame, 1); /* cannot happen */
+	}
+	frame_pool_put(t->np_pool, d.addr);
+}
+
+static void send_due_cnps(struct egress_task *t)
+{
+	struct sched *s = &t->sched;
+
+	for (uint32_t m = s->fq_mask; m; m &= m - 1) {
+		struct flowq *q = s->cl[__builtin_ctz(m)].fq;
+
+		for (uint32_t i = 0; i < q->n_np_due; i++) {
+			struct flowq_flow *f = &q->flows[q->np_due[i]];
+
+			send_cnp(t, f);
+			ctr_add(&f->cnps_sent, 1);
+		}
+		q->n_np_due = 0;
+	}
+}
+
 uint32_t egress_task_poll(struct egress_task *t)
 {
 	struct frame_desc descs[EGRESS_MAX_BATCH];
@@ -142,6 +264,8 @@ uint32_t egress_task_poll(struct egress_task *t)
 	work = reap_completions(t);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (unlikely(t->sched.fq_mask))
+		work += take_feedback(t, now);
 	work += take_handoffs(t, now);
 
 	room = xsk_prod_nb_free(&t->xq->tx, t->batch);
@@ -163,6 +287,8 @@ uint32_t egress_task_poll(struct egress_task *t)
 		ctr_add(&t->ctr.packets, got);
 		ctr_add(&t->ctr.bytes, bytes);
 	}
+	if (unlikely(t->sched.fq_mask))
+		send_due_cnps(t);
 	if (t->copy_mode ? tx_unsent(t->xq) != 0
 			 : t->outstanding &&
 				   xsk_ring_prod__needs_wakeup(&t->xq->tx)) {

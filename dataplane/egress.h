@@ -15,6 +15,11 @@
  * consumer side of its input handoff rings and the producer side of the
  * return rings. Its counters have that thread as their only writer.
  *
+ * DCQCN (classes with dcqcn): each pass first takes the feedback events
+ * (CNPs and ACKs seen by the RX tasks of this port, hints) to the flows of
+ * its scheduler, and after transmitting turns the CNPs that the flows' NP
+ * rule made due into CNP frames for the other port (flowq.h, roce.h).
+ *
  * TX kick: in copy mode the kernel transmits only from sendto(), at most a
  * few dozen frames per call, so the task kicks until the TX ring is empty or
  * the kernel stops accepting (bounded per pass). In zero-copy mode one kick
@@ -24,7 +29,9 @@
 #define XDPLANE_EGRESS_H
 
 #include <stdbool.h>
+#include "classify.h"
 #include "compiler.h"
+#include "feedback.h"
 #include "frame.h"
 #include "log.h"
 #include "tc_sched.h"
@@ -34,6 +41,7 @@
 #define EGRESS_MAX_INPUTS 8
 #define EGRESS_MAX_OWNERS 128
 #define EGRESS_MAX_BATCH 256
+#define EGRESS_MAX_FEEDBACK 65 /* one per RX task of the port, + hints */
 
 struct egress_counters {
 	ctr_t packets;
@@ -41,6 +49,10 @@ struct egress_counters {
 	ctr_t kicks; /* sendto() calls */
 	ctr_t kick_errors; /* sendto() failures other than "try again" */
 	ctr_t foreign_frames; /* completed frame with no owner: a bug */
+	ctr_t fb_events; /* DCQCN feedback events taken */
+	ctr_t np_cnps; /* CNP frames built for senders (NP) */
+	ctr_t np_no_frame; /* a CNP was due, no free frame */
+	ctr_t np_out_full; /* a CNP was due, the other port's ring full */
 } __cacheline_aligned;
 
 struct egress_task {
@@ -54,6 +66,17 @@ struct egress_task {
 	bool copy_mode;
 	int port; /* egress port of the pair, 0 or 1 */
 	struct log_ratelimit kick_rl;
+	/* DCQCN: feedback in (RX tasks of this port, hints from the control
+	 * thread); NP out: CNP frames, in frames of np_pool (the RX task of
+	 * the same worker unit), to the egress task of the other port */
+	struct feedback_ring *fb_in[EGRESS_MAX_FEEDBACK];
+	uint32_t n_fb_in;
+	struct frame_pool *np_pool;
+	struct handoff_ring *np_out;
+	const struct classifier *cls; /* classifies the CNPs it builds */
+	const struct qos_dcqcn *dcq; /* NP DSCP/PCP; set with cls */
+	uint16_t np_ip_id;
+	int np_wake_fd; /* the consumer's worker, when not ours; -1 */
 	struct egress_counters ctr;
 	struct sched sched;
 };
@@ -78,6 +101,7 @@ int egress_task_reconfigure(struct egress_task *t,
 void egress_task_fini(struct egress_task *t);
 int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 			  uint32_t owner, struct return_ring *ret);
+int egress_task_add_feedback(struct egress_task *t, struct feedback_ring *r);
 
 /* One pass: returns the number of frames it moved. */
 uint32_t egress_task_poll(struct egress_task *t);
@@ -86,7 +110,7 @@ uint32_t egress_task_poll(struct egress_task *t);
 static inline uint64_t egress_task_next_event(const struct egress_task *t,
 					      uint64_t now_ns)
 {
-	return sched_backlog_packets(&t->sched)
+	return sched_backlog_packets(&t->sched) || t->sched.fq_mask
 		       ? sched_next_event_ns(&t->sched, now_ns)
 		       : UINT64_MAX;
 }

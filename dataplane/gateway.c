@@ -59,6 +59,13 @@ struct gateway {
 	struct egress_task *eg; /* unit u: egress of the other port */
 	struct handoff_ring *ho; /* unit u: rx[u] -> eg[u] */
 	struct return_ring *ret; /* unit u: eg[u] -> rx[u] */
+	/* DCQCN NP: CNP frames eg[u] builds (in rx[u]'s frames) for the
+	 * other port -> eg[peer(u)], and back to rx[u] when sent */
+	struct handoff_ring *np_ho; /* unit u: eg[u] -> eg[peer(u)] */
+	struct return_ring *np_ret; /* unit u: eg[peer(u)] -> rx[u] */
+	struct feedback_ring *fb; /* [u * queues + j]: rx[u] -> the egress
+				   * task j of rx[u]'s port */
+	struct feedback_ring *hint; /* unit u: control thread -> eg[u] */
 	struct worker *w;
 	uint32_t n_workers;
 };
@@ -223,6 +230,67 @@ static int setup_sockets(struct gateway *gw, char *errbuf, size_t errlen)
 	return open_sockets(gw, false, errbuf, errlen);
 }
 
+/* The unit of the same queue on the other port. */
+static uint32_t unit_peer(const struct gateway *gw, uint32_t u)
+{
+	return (1 - unit_port(gw, u)) * gw->p.queues + unit_queue(gw, u);
+}
+
+/* DCQCN plumbing (feedback.h, egress.h): feedback rings from each RX task
+ * to the egress tasks that transmit on its port, a hint ring per egress
+ * task, and the NP path of each unit. Set up whatever the policy: a
+ * reload may turn DCQCN parameters on, and the rings cost little. */
+static int setup_dcqcn_paths(struct gateway *gw, uint32_t per_part)
+{
+	uint32_t n = gw->n_units, nq = gw->p.queues;
+	int err = 0;
+
+	gw->np_ho = zalloc_aligned(n, sizeof(*gw->np_ho));
+	gw->np_ret = zalloc_aligned(n, sizeof(*gw->np_ret));
+	gw->fb = zalloc_aligned((size_t)n * nq, sizeof(*gw->fb));
+	gw->hint = zalloc_aligned(n, sizeof(*gw->hint));
+	if (!gw->np_ho || !gw->np_ret || !gw->fb || !gw->hint)
+		return -ENOMEM;
+	for (uint32_t u = 0; u < n && !err; u++) {
+		uint32_t peer = unit_peer(gw, u);
+
+		if (handoff_ring_init(&gw->np_ho[u], 256) ||
+		    return_ring_init(&gw->np_ret[u], per_part) ||
+		    feedback_ring_init(&gw->hint[u], 256))
+			return -ENOMEM;
+		/* eg[v] transmits on rx[u]'s port when unit v is a unit of
+		 * the other port */
+		for (uint32_t j = 0; j < nq && !err; j++) {
+			struct feedback_ring *r = &gw->fb[u * nq + j];
+
+			if (feedback_ring_init(r, 1024))
+				return -ENOMEM;
+			err = rx_task_add_feedback(&gw->rx[u], r);
+			if (!err)
+				err = egress_task_add_feedback(
+					&gw->eg[(1 - unit_port(gw, u)) * nq +
+						j],
+					r);
+		}
+		if (!err)
+			err = egress_task_add_feedback(&gw->eg[u],
+						       &gw->hint[u]);
+		if (!err)
+			err = egress_task_add_input(&gw->eg[peer],
+						    &gw->np_ho[u], u,
+						    &gw->np_ret[u]);
+		if (!err)
+			err = rx_task_add_return(&gw->rx[u], &gw->np_ret[u]);
+		gw->eg[u].np_pool = &gw->rx[u].pool;
+		gw->eg[u].np_out = &gw->np_ho[u];
+		gw->eg[u].cls = &gw->live->cls;
+		gw->eg[u].dcq = &gw->live->qos.dcqcn;
+		gw->eg[u].np_wake_fd = -1;
+		rx_task_set_dcqcn(&gw->rx[u], &gw->live->qos);
+	}
+	return err;
+}
+
 static int setup_tasks(struct gateway *gw)
 {
 	uint32_t n = gw->n_units, per_part = umem_frames_per_part(&gw->umem);
@@ -257,8 +325,13 @@ static int setup_tasks(struct gateway *gw)
 					    &gw->ret[u]);
 		if (err)
 			return err;
-		rx_task_refill(&gw->rx[u]);
+		sched_set_frame_base(&gw->eg[u].sched, gw->umem.base);
 	}
+	err = setup_dcqcn_paths(gw, per_part);
+	if (err)
+		return err;
+	for (uint32_t u = 0; u < n; u++)
+		rx_task_refill(&gw->rx[u]);
 	return 0;
 }
 
@@ -294,6 +367,14 @@ static int setup_workers(struct gateway *gw)
 		if (worker_add_rx(w, &gw->rx[u]) ||
 		    worker_add_egress(w, &gw->eg[u]))
 			return -ENOSPC;
+	}
+	/* NP frames cross to the other port's egress task: wake its worker
+	 * when that is another one */
+	for (uint32_t u = 0; u < gw->n_units; u++) {
+		uint32_t a = u % gw->n_workers,
+			 b = unit_peer(gw, u) % gw->n_workers;
+
+		gw->eg[u].np_wake_fd = a == b ? -1 : gw->w[b].wake_fd;
 	}
 	for (uint32_t i = 0; i < gw->n_workers; i++) {
 		struct worker *w = &gw->w[i];
@@ -484,6 +565,10 @@ static void take_census(struct gateway *gw, struct gw_census *out)
 		egress_task_census(&gw->eg[u], &c);
 		handoff_ring_foreach(&gw->ho[u], census_handoff, &c);
 		return_ring_foreach(&gw->ret[u], census_return, &c);
+		if (gw->np_ho) {
+			handoff_ring_foreach(&gw->np_ho[u], census_handoff, &c);
+			return_ring_foreach(&gw->np_ret[u], census_return, &c);
+		}
 	}
 	for (int p = 0; p < GW_PORTS; p++)
 		for (uint32_t q = 0; q < gw->p.queues; q++)
@@ -526,7 +611,19 @@ void gateway_close(struct gateway *gw, struct gw_census *census)
 		egress_task_fini(&gw->eg[u]);
 		handoff_ring_fini(&gw->ho[u]);
 		return_ring_fini(&gw->ret[u]);
+		if (gw->np_ho)
+			handoff_ring_fini(&gw->np_ho[u]);
+		if (gw->np_ret)
+			return_ring_fini(&gw->np_ret[u]);
+		if (gw->hint)
+			feedback_ring_fini(&gw->hint[u]);
+		for (uint32_t j = 0; gw->fb && j < gw->p.queues; j++)
+			feedback_ring_fini(&gw->fb[u * gw->p.queues + j]);
 	}
+	free(gw->np_ho);
+	free(gw->np_ret);
+	free(gw->fb);
+	free(gw->hint);
 	free(gw->w);
 	free(gw->rx);
 	free(gw->eg);
@@ -543,6 +640,40 @@ void gateway_close(struct gateway *gw, struct gw_census *census)
 	free(gw->beat_at);
 	free(gw->live);
 	free(gw);
+}
+
+static void add_dcqcn_stats(struct gateway *gw, int port, uint32_t q,
+			    struct gw_port_stats *s)
+{
+	const struct rx_counters *rc = &gw->rx[port * gw->p.queues + q].ctr;
+	struct egress_task *eg = &gw->eg[(1 - port) * gw->p.queues + q];
+	struct gw_dcqcn_stats *d = &s->dcqcn;
+
+	d->cnps_seen += ctr_read(&rc->cnps_seen);
+	d->cnps_absorbed += ctr_read(&rc->cnps_absorbed);
+	d->acks_seen += ctr_read(&rc->acks_seen);
+	d->feedback_full += ctr_read(&rc->feedback_full);
+	d->fb_events += ctr_read(&eg->ctr.fb_events);
+	d->np_cnps += ctr_read(&eg->ctr.np_cnps);
+	d->np_no_frame += ctr_read(&eg->ctr.np_no_frame);
+	d->np_out_full += ctr_read(&eg->ctr.np_out_full);
+	for (uint32_t m = eg->sched.fq_mask; m; m &= m - 1) {
+		const struct flowq *fq = eg->sched.cl[__builtin_ctz(m)].fq;
+		const struct flowq_stats *st = &fq->st;
+
+		d->flows += ctr_read(&st->flows_created) -
+			    ctr_read(&st->flows_expired);
+		d->flows_created += ctr_read(&st->flows_created);
+		d->flows_expired += ctr_read(&st->flows_expired);
+		d->table_full += ctr_read(&st->table_full);
+		d->cnp_unmatched += ctr_read(&st->cnp_unmatched);
+		d->qpn_learned += ctr_read(&st->qpn_learned);
+		d->qpn_ambiguous += ctr_read(&st->qpn_ambiguous);
+		d->qpn_unmatched += ctr_read(&st->qpn_unmatched);
+		d->np_qpn_unknown += ctr_read(&st->np_qpn_unknown);
+		d->np_due_full += ctr_read(&st->np_due_full);
+		d->hints += ctr_read(&st->hints);
+	}
 }
 
 /* Add the counters of queue q of a port: its RX task (unit port.q), the
@@ -569,6 +700,7 @@ static void add_queue_stats(struct gateway *gw, int port, uint32_t q,
 	s->tx_kicks += ctr_read(&ec->kicks);
 	s->tx_kick_errors += ctr_read(&ec->kick_errors);
 	s->foreign_frames += ctr_read(&ec->foreign_frames);
+	add_dcqcn_stats(gw, port, q, s);
 	if (xsk_queue_stats(&gw->port[port].q[q], &xs))
 		return;
 	s->xsk.rx_dropped += xs.rx_dropped;
@@ -658,6 +790,13 @@ int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 	uint64_t deadline;
 	uint32_t lagging;
 
+	if (sched_reload_compatible(&old->qos, qos)) {
+		snprintf(errbuf, errlen,
+			 "the classes with dcqcn, and dcqcn.max_flows, are "
+			 "fixed while running (their flow tables are "
+			 "allocated at start): restart required");
+		return -EINVAL;
+	}
 	g = policy_gen_new(qos, old->gen + 1, errbuf, errlen);
 	if (!g)
 		return -EINVAL;
@@ -746,4 +885,55 @@ uint32_t gateway_stalled_workers(struct gateway *gw, uint64_t now_ns,
 		}
 	}
 	return stalled;
+}
+
+void gateway_flows(struct gateway *gw,
+		   void (*fn)(const struct gw_flow *f, void *arg), void *arg)
+{
+	struct gw_flow f;
+
+	for (uint32_t u = 0; gw->eg && u < gw->n_units; u++) {
+		const struct sched *s = &gw->eg[u].sched;
+
+		f.port = gw->eg[u].port;
+		f.queue = unit_queue(gw, u);
+		for (uint32_t m = s->fq_mask; m; m &= m - 1) {
+			unsigned int slot = (unsigned int)__builtin_ctz(m);
+			const struct flowq *q = s->cl[slot].fq;
+
+			f.class_name = s->name[slot];
+			for (uint32_t i = 0; i < q->max_flows; i++)
+				if (flowq_view(q, i, &f.v))
+					fn(&f, arg);
+		}
+	}
+}
+
+int gateway_hint(struct gateway *gw, int port, unsigned int class_id,
+		 uint8_t family, const uint8_t *prefix, uint8_t plen,
+		 uint32_t severity)
+{
+	struct fb_event ev = {
+		.type = FB_HINT,
+		.family = family,
+		.plen = plen,
+		.class_id = (uint8_t)class_id,
+		.psn = severity,
+	};
+	int reached = 0, full = 0;
+
+	memcpy(ev.src, prefix, family == 6 ? 16 : 4);
+	for (uint32_t u = 0; gw->eg && u < gw->n_units; u++) {
+		if (gw->eg[u].port != port)
+			continue;
+		if (!gw->eg[u].sched.fq_mask)
+			return -ENOENT;
+		if (feedback_ring_enqueue(&gw->hint[u], &ev, 1))
+			reached++;
+		else
+			full++;
+		if (gw->w)
+			worker_wake(&gw->w[u % gw->n_workers]);
+	}
+	return full ? -EAGAIN : reached;
 }

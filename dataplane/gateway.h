@@ -39,6 +39,7 @@
 #include "../xdp/steer_abi.h"
 #include "pkt_parse.h"
 #include "qos.h"
+#include "flowq.h"
 #include "tc_sched.h"
 
 #define GW_PORTS 2
@@ -60,6 +61,20 @@ struct gw_params {
 	struct qos_policy qos; /* classes, rules, port shapers */
 };
 
+/* DCQCN, about the flows that leave a port (its egress). */
+struct gw_dcqcn_stats {
+	uint64_t cnps_seen, cnps_absorbed, acks_seen; /* received on it */
+	uint64_t feedback_full; /* events lost on the way to egress tasks */
+	uint64_t fb_events; /* events the egress tasks took */
+	uint64_t np_cnps; /* CNPs built for their senders (NP) */
+	uint64_t np_no_frame, np_out_full, np_qpn_unknown, np_due_full;
+	uint64_t flows; /* in the tables now */
+	uint64_t flows_created, flows_expired, table_full;
+	uint64_t cnp_unmatched; /* CNPs no flow matched */
+	uint64_t qpn_learned, qpn_ambiguous, qpn_unmatched;
+	uint64_t hints; /* hints taken, per DCQCN class and queue */
+};
+
 struct gw_port_stats {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t tx_packets, tx_bytes;
@@ -70,6 +85,7 @@ struct gw_port_stats {
 	uint64_t fill_wakeups; /* recvfrom() to wake the driver for fill */
 	uint64_t verdicts[STEER_V_MAX];
 	struct xdp_statistics xsk; /* summed over the port's sockets */
+	struct gw_dcqcn_stats dcqcn;
 };
 
 struct gw_census {
@@ -136,5 +152,24 @@ struct gw_class_stats {
 int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
 			struct gw_class_stats *s);
 const char *gateway_port_name(const struct gateway *gw, int port);
+
+/* The DCQCN flows of every egress task (control thread). */
+struct gw_flow {
+	int port; /* egress port */
+	uint32_t queue;
+	const char *class_name;
+	struct flowq_view v;
+};
+void gateway_flows(struct gateway *gw,
+		   void (*fn)(const struct gw_flow *f, void *arg), void *arg);
+
+/* An external congestion hint (xdplanectl congestion) for the flows that
+ * leave `port` towards prefix/plen, in class class_id (0xff: every DCQCN
+ * class), severity in parts of 65536. Control thread only. Returns the
+ * egress queues it reached, -ENOENT when no class has DCQCN, -EAGAIN when
+ * a queue's hint ring was full (the others got it). */
+int gateway_hint(struct gateway *gw, int port, unsigned int class_id,
+		 uint8_t family, const uint8_t *prefix, uint8_t plen,
+		 uint32_t severity);
 
 #endif

@@ -3,8 +3,10 @@
  * rx_task.c - see rx_task.h.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <linux/if_xdp.h>
+#include "roce.h"
 #include "rx_task.h"
 #include "tc_sched.h"
 
@@ -73,16 +75,71 @@ static uint32_t take_returns(struct rx_task *t)
 	return total;
 }
 
-/* Parse and classify one frame: its frame_desc meta, or -1 to drop it. */
+int rx_task_add_feedback(struct rx_task *t, struct feedback_ring *r)
+{
+	if (t->n_fb == RX_MAX_FEEDBACK)
+		return -ENOSPC;
+	t->fb[t->n_fb++] = r;
+	return 0;
+}
+
+void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol)
+{
+	bool any = false;
+
+	for (uint32_t i = 0; i < pol->n_classes; i++)
+		any |= pol->classes[i].dcqcn;
+	t->dcqcn = any;
+	t->absorb_cnps = any && pol->dcqcn.cnp_action == QOS_CNP_ABSORB;
+}
+
+/* A CNP or ACK for the reaction points of this port's egress tasks.
+ * Returns true if the frame is absorbed (dropped here). */
+static bool post_feedback(struct rx_task *t, const struct pkt_meta *m)
+{
+	struct fb_event ev = {0};
+
+	if (m->bth_opcode == BTH_OP_CNP) {
+		ev.type = FB_CNP;
+		ctr_add(&t->ctr.cnps_seen, 1);
+	} else if (m->bth_opcode == BTH_OP_RC_ACK) {
+		ev.type = FB_ACK;
+		ctr_add(&t->ctr.acks_seen, 1);
+	} else {
+		return false;
+	}
+	ev.family = m->l3 == PKT_L3_IPV6 ? 6 : 4;
+	ev.qpn = m->bth_dqpn;
+	ev.psn = m->bth_psn;
+	memcpy(ev.src, m->src, sizeof(ev.src));
+	for (uint32_t i = 0; i < t->n_fb; i++)
+		if (!feedback_ring_enqueue(t->fb[i], &ev, 1))
+			ctr_add(&t->ctr.feedback_full, 1);
+	if (ev.type == FB_CNP && t->absorb_cnps) {
+		ctr_add(&t->ctr.cnps_absorbed, 1);
+		return true;
+	}
+	return false;
+}
+
+/* Parse and classify one frame: its frame_desc meta, -1 to drop it as
+ * malformed, -2 when it was absorbed (a CNP the gateway consumed). */
 static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
 				     uint32_t len)
 {
 	struct pkt_meta m;
 	int bad = pkt_parse(frame, len, &m);
 
-	if (likely(!bad))
+	if (likely(!bad)) {
+		if (unlikely(t->dcqcn && (m.flags & PKT_F_BTH) &&
+			     m.l3 != PKT_L3_NONE) &&
+		    post_feedback(t, &m))
+			return -2;
 		return sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
-				       m.l3_off);
+				       m.l3_off) |
+		       sched_meta_l4(m.l3_off, m.l4_off,
+				     (m.flags & PKT_F_BTH) != 0);
+	}
 	ctr_add(&t->ctr.malformed[bad], 1);
 	if (classifier_drops_malformed(t->cls))
 		return -1;
@@ -122,7 +179,8 @@ uint32_t rx_task_poll(struct rx_task *t)
 		meta = classify_frame(t, (uint8_t *)t->umem->base + d->addr,
 				      d->len);
 		if (unlikely(meta < 0)) {
-			malformed++;
+			if (meta == -1)
+				malformed++;
 			goto drop;
 		}
 		descs[k].addr = d->addr;

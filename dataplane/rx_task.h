@@ -15,10 +15,15 @@
  * travel with it in frame_desc.meta (tc_sched.h) to the egress scheduler.
  * The classifier is shared read-only by every RX task.
  *
+ * DCQCN feedback: with a DCQCN class in the policy, a RoCEv2 CNP or RC ACK
+ * received here is reported to every egress task of this port (feedback.h)
+ * and then forwarded like any frame -- or, a CNP with `cnp: absorb`,
+ * dropped and counted (cnps_absorbed).
+ *
  * Losses: a frame that cannot be handed over (handoff ring full), that the
- * kernel delivered malformed (longer than a frame, multi-buffer) or that the
- * parser rejects while the policy says drop goes back to the pool and is
- * counted by reason. Nothing else is ever dropped here. Malformed frames
+ * kernel delivered malformed (longer than a frame, multi-buffer), that the
+ * parser rejects while the policy says drop, or an absorbed CNP goes back
+ * to the pool and is counted by reason. Nothing else is ever dropped here. Malformed frames
  * are counted by parser reason whatever the policy.
  */
 #ifndef XDPLANE_RX_TASK_H
@@ -26,12 +31,14 @@
 
 #include "classify.h"
 #include "compiler.h"
+#include "feedback.h"
 #include "frame.h"
 #include "pkt_parse.h"
 #include "umem.h"
 #include "xsk_queue.h"
 
 #define RX_MAX_RETURN_RINGS 8
+#define RX_MAX_FEEDBACK 64
 #define RX_MAX_BATCH 256
 
 struct rx_counters {
@@ -42,6 +49,10 @@ struct rx_counters {
 	ctr_t drop_multibuf; /* multi-buffer frame, not enabled */
 	ctr_t drop_malformed; /* malformed, and the policy says drop */
 	ctr_t fill_wakeups; /* recvfrom() to wake the driver for fill */
+	ctr_t cnps_seen; /* RoCEv2 CNPs received (DCQCN on) */
+	ctr_t cnps_absorbed; /* ...of which dropped here (cnp: absorb) */
+	ctr_t acks_seen; /* RC ACKs received (DCQCN on) */
+	ctr_t feedback_full; /* events lost: an egress task's ring full */
 	ctr_t malformed[PKT_MALFORMED_MAX]; /* by parser reason; [0] unused */
 } __cacheline_aligned;
 
@@ -55,6 +66,12 @@ struct rx_task {
 	uint32_t n_ret;
 	uint32_t batch;
 	uint32_t max_len; /* largest frame a descriptor may carry */
+	/* DCQCN (policy.h: set with the classifier at each generation):
+	 * CNPs and ACKs become events for the egress tasks of this port */
+	bool dcqcn;
+	bool absorb_cnps;
+	struct feedback_ring *fb[RX_MAX_FEEDBACK];
+	uint32_t n_fb;
 	struct rx_counters ctr;
 };
 
@@ -64,6 +81,10 @@ int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
 		 uint32_t batch, uint32_t max_len);
 void rx_task_fini(struct rx_task *t);
 int rx_task_add_return(struct rx_task *t, struct return_ring *r);
+/* Post DCQCN feedback (CNPs, ACKs received here) to this ring too. */
+int rx_task_add_feedback(struct rx_task *t, struct feedback_ring *r);
+/* The policy generation's DCQCN switches (worker, at a switch). */
+void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol);
 
 /* Stock the fill ring from the pool (also used before the worker starts). */
 uint32_t rx_task_refill(struct rx_task *t);

@@ -55,6 +55,69 @@ void sched_seed(struct sched *s, uint64_t seed)
 	ecn_rng_seed(&s->rng, seed);
 }
 
+double sched_dcqcn_line_bps(const struct qos_policy *pol, int port)
+{
+	if (pol->dcqcn.par.line_bps > 0)
+		return pol->dcqcn.par.line_bps;
+	return (double)pol->port[port].rate_bps;
+}
+
+static bool class_named_dcqcn(const struct qos_policy *p, const char *name)
+{
+	for (uint32_t i = 0; i < p->n_classes; i++)
+		if (!strncmp(p->classes[i].name, name, QOS_NAME_MAX))
+			return p->classes[i].dcqcn;
+	return false;
+}
+
+int sched_reload_compatible(const struct qos_policy *old,
+			    const struct qos_policy *next)
+{
+	bool any = false;
+
+	for (uint32_t i = 0; i < old->n_classes; i++) {
+		any |= old->classes[i].dcqcn;
+		if (old->classes[i].dcqcn !=
+		    class_named_dcqcn(next, old->classes[i].name))
+			return -EINVAL;
+	}
+	for (uint32_t i = 0; i < next->n_classes; i++)
+		if (next->classes[i].dcqcn &&
+		    !class_named_dcqcn(old, next->classes[i].name))
+			return -EINVAL;
+	if (any && old->dcqcn.max_flows != next->dcqcn.max_flows)
+		return -EINVAL;
+	return 0;
+}
+
+/* Flow tables for the DCQCN classes of a new scheduler. */
+static int attach_flowqs(struct sched *s, const struct qos_policy *pol,
+			 int port, uint64_t now_ns)
+{
+	double line = sched_dcqcn_line_bps(pol, port);
+	int err;
+
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		struct sched_class *c = &s->cl[i];
+
+		if (!pol->classes[c->id].dcqcn)
+			continue;
+		c->fq = calloc(1, sizeof(*c->fq));
+		if (!c->fq)
+			return -ENOMEM;
+		err = flowq_init(c->fq, c->mask + 1, &pol->dcqcn, line,
+				 SCHED_SEED ^ ((uint64_t)port << 8 | i),
+				 now_ns);
+		if (err) {
+			free(c->fq);
+			c->fq = NULL;
+			return err;
+		}
+		s->fq_mask |= 1u << i;
+	}
+	return 0;
+}
+
 /* A reloadable scheduler's rings hold cap frames: no limit above that. */
 static void cut_limits(struct sched *s)
 {
@@ -132,6 +195,8 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 			err = tb_init(&c->min, min, qc->min_burst, now_ns);
 			s->min_mask |= 1u << i;
 		}
+		if (!err && qc->dcqcn && !(sched_dcqcn_line_bps(pol, port) > 0))
+			err = -EINVAL;
 		if (!err && qc->ecn.enabled) {
 			err = ecn_red_init(&c->red, &qc->ecn);
 			c->ecn = true;
@@ -192,7 +257,10 @@ int sched_init_reloadable(struct sched *s, const struct qos_policy *pol,
 		}
 	}
 	sched_seed(s, SCHED_SEED ^ (uint64_t)port);
-	return 0;
+	err = attach_flowqs(s, pol, port, now_ns);
+	if (err)
+		sched_fini(s);
+	return err;
 }
 
 int sched_init(struct sched *s, const struct qos_policy *pol, int port,
@@ -222,6 +290,28 @@ static uint64_t move_frames(struct sched_class *c, const struct sched_entry *r,
 	for (uint32_t k = head; k != tail; k++) {
 		c->ring[c->tail++ & c->mask] = r[k & mask];
 		bytes += r[k & mask].d.len;
+	}
+	return bytes;
+}
+
+/* The frames of a removed FIFO class into the flows of a DCQCN default
+ * class (keyed from their bytes when the frame base is known); returns
+ * their bytes. */
+static uint64_t move_to_flows(const struct sched *s, struct flowq *q,
+			      const struct sched_class *oc, uint64_t now_ns)
+{
+	uint64_t bytes = 0;
+
+	for (uint32_t k = oc->head; k != oc->tail; k++) {
+		const struct sched_entry *e = &oc->ring[k & oc->mask];
+		uint8_t *frame =
+			s->frame_base ? s->frame_base + e->d.addr : NULL;
+		struct flowq_key key;
+
+		flowq_key_of(frame, frame ? e->d.len : 0, e->d.meta,
+			     q->key_kind, &key);
+		flowq_push_forced(q, &key, &e->d, frame, e->t_enq);
+		bytes += e->d.len;
 	}
 	return bytes;
 }
@@ -276,6 +366,20 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 			if (!strcmp(n->name[j], s->name[i]))
 				from[j] = (int8_t)i;
 	}
+	/* flow tables exist from the start: the DCQCN classes must be the
+	 * same ones (sched_reload_compatible); nothing changed yet */
+	for (j = 0; j < n->n_slots; j++)
+		if (pol->classes[n->cl[j].id].dcqcn !=
+		    (from[j] >= 0 && s->cl[from[j]].fq))
+			return -EINVAL;
+	for (i = 0; i < s->n_slots; i++) {
+		bool kept = false;
+
+		for (j = 0; j < n->n_slots; j++)
+			kept |= from[j] == (int8_t)i;
+		if (s->cl[i].fq && !kept)
+			return -EINVAL;
+	}
 	/* survivors keep their ring, queue, deficit and bucket levels */
 	for (j = 0; j < n->n_slots; j++) {
 		struct sched_class *nc = &n->cl[j], *oc;
@@ -288,6 +392,13 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 		nc->head = oc->head;
 		nc->tail = oc->tail;
 		nc->deficit = MIN(oc->deficit, nc->quantum);
+		nc->fq = oc->fq;
+		nc->bytes = oc->bytes;
+		if (nc->fq) {
+			flowq_set_params(nc->fq, &pol->dcqcn,
+					 sched_dcqcn_line_bps(pol, port));
+			n->fq_mask |= 1u << j;
+		}
 		if ((n->ceil_mask >> j & 1) && (s->ceil_mask >> from[j] & 1))
 			tb_carry(&nc->ceil, &oc->ceil, now_ns);
 		if ((n->min_mask >> j & 1) && (s->min_mask >> from[j] & 1))
@@ -325,8 +436,18 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 		if (oc->head == oc->tail)
 			continue; /* handed over, adopted, or empty */
 		moved += oc->tail - oc->head;
-		moved_bytes += move_frames(&n->cl[def], oc->ring, oc->mask,
-					   oc->head, oc->tail);
+		if (n->cl[def].fq) {
+			uint64_t b =
+				move_to_flows(s, n->cl[def].fq, oc, now_ns);
+
+			moved_bytes += b;
+			n->cl[def].tail += oc->tail - oc->head;
+			n->cl[def].bytes += (uint32_t)b;
+		} else {
+			moved_bytes +=
+				move_frames(&n->cl[def], oc->ring, oc->mask,
+					    oc->head, oc->tail);
+		}
 		oc->head = oc->tail;
 	}
 	for (j = 0; j < n->n_slots; j++) {
@@ -346,6 +467,11 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 		struct sched_class *nc = &n->cl[j];
 		uint64_t bytes = 0;
 
+		if (nc->fq) { /* frames in the flows; bytes carried over */
+			if (nc->head != nc->tail)
+				n->active |= 1u << j;
+			continue;
+		}
 		for (uint32_t k = nc->head; k != nc->tail; k++) {
 			struct sched_entry *e = &nc->ring[k & nc->mask];
 
@@ -380,6 +506,7 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 	s->port_shaped = n->port_shaped;
 	s->n_levels = n->n_levels;
 	s->default_slot = n->default_slot;
+	s->fq_mask = n->fq_mask;
 	memcpy(s->slot_of, n->slot_of, sizeof(s->slot_of));
 	memcpy(s->slot_level, n->slot_level, sizeof(s->slot_level));
 	memcpy(s->drr_pos, n->drr_pos, sizeof(s->drr_pos));
@@ -393,6 +520,14 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 
 void sched_fini(struct sched *s)
 {
+	for (uint32_t i = 0; i < QOS_MAX_CLASSES; i++) {
+		if (s->cl[i].fq) {
+			flowq_fini(s->cl[i].fq);
+			free(s->cl[i].fq);
+			s->cl[i].fq = NULL;
+		}
+	}
+	s->fq_mask = 0;
 	free(s->mem);
 	free(s->scratch);
 	s->mem = NULL;
@@ -431,7 +566,9 @@ int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 		r = SCHED_DROP_QUEUE_BYTES;
 		goto drop;
 	}
-	if (c->ecn && ecn_red_choose(&c->red, qbytes, &s->rng)) {
+	/* RED at enqueue on the class queue; a DCQCN class marks at dequeue
+	 * instead (mark_flow_frame), on the bytes past their rate gates */
+	if (c->ecn && !c->fq && ecn_red_choose(&c->red, qbytes, &s->rng)) {
 		unsigned int ecn = sched_meta_ecn(meta);
 
 		/* ECT: mark CE; if the header cannot be marked, it is
@@ -446,11 +583,25 @@ int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 			goto drop;
 		}
 	}
-	e = &c->ring[c->tail & c->mask];
-	e->d.addr = d->addr;
-	e->d.len = d->len;
-	e->d.meta = meta;
-	e->t_enq = now_ns;
+	if (c->fq) {
+		struct frame_desc fd = {d->addr, d->len, meta};
+		struct flowq_key k;
+		uint32_t fid;
+
+		flowq_key_of(frame, frame ? d->len : 0, meta, c->fq->key_kind,
+			     &k);
+		fid = flowq_push(c->fq, &k, &fd, frame, now_ns);
+		if (unlikely(fid == FLOWQ_NONE)) {
+			r = SCHED_DROP_FLOW_TABLE;
+			goto drop;
+		}
+	} else {
+		e = &c->ring[c->tail & c->mask];
+		e->d.addr = d->addr;
+		e->d.len = d->len;
+		e->d.meta = meta;
+		e->t_enq = now_ns;
+	}
 	c->tail++;
 	c->bytes += d->len;
 	s->active |= 1u << slot;
@@ -471,19 +622,70 @@ static inline unsigned int next_slot(uint32_t m, unsigned int pos)
 	return (unsigned int)__builtin_ctz(after ? after : m);
 }
 
+/* The frame a class sends next; a DCQCN class's is the head of the flow
+ * its last successful flowq_peek() chose (the cursor). */
 static inline uint32_t head_cost(const struct sched *s,
 				 const struct sched_class *c)
 {
+	if (c->fq)
+		return flowq_head_len(c->fq, c->fq->cursor) + s->overhead;
 	return c->ring[c->head & c->mask].d.len + s->overhead;
+}
+
+/* CP of a DCQCN class: RED chose a frame leaving its flow. An ECT frame
+ * is marked CE (the header and its meta) and the flow's NP rule hears of
+ * it; anything else leaves unmarked (a DCQCN class never drops here). */
+static void mark_flow_frame(struct sched *s, struct sched_class *c,
+			    struct sched_class_stats *st, uint32_t fid,
+			    struct frame_desc *d, uint64_t now_ns)
+{
+	unsigned int ecn = sched_meta_ecn(d->meta);
+
+	if ((ecn != ECN_ECT0 && ecn != ECN_ECT1) || !s->frame_base ||
+	    ecn_mark_ce(s->frame_base + d->addr, d->len, sched_meta_l3(d->meta),
+			sched_meta_l3off(d->meta)) != ECN_MARKED)
+		return;
+	d->meta = sched_meta_set_ecn(d->meta, ECN_CE);
+	ctr_add(&st->ecn_marks, 1);
+	flowq_marked(c->fq, fid, now_ns);
+}
+
+/* DCQCN classes among `m` with no flow allowed to send at now. */
+static uint32_t flows_blocked(struct sched *s, uint32_t m, uint64_t now_ns)
+{
+	uint32_t blocked = 0;
+
+	for (m &= s->fq_mask; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+
+		if (flowq_peek(s->cl[i].fq, now_ns) == FLOWQ_NONE)
+			blocked |= 1u << i;
+	}
+	return blocked;
+}
+
+/* Housekeeping of the DCQCN classes: deferred NP CNPs, idle flows. */
+static void flows_tick(struct sched *s, uint64_t now_ns)
+{
+	for (uint32_t m = s->fq_mask; m; m &= m - 1) {
+		struct flowq *q = s->cl[__builtin_ctz(m)].fq;
+
+		flowq_np_poll(q, now_ns);
+		flowq_expire(q, now_ns);
+	}
 }
 
 uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 		       uint64_t now_ns)
 {
-	uint32_t act = s->active, blocked = 0, min_ok = 0, m, n = 0;
+	uint32_t act = s->active, blocked, min_ok = 0, m, n = 0;
 
+	if (unlikely(s->fq_mask))
+		flows_tick(s, now_ns);
 	if (!act)
 		return 0;
+	blocked =
+		unlikely(s->fq_mask & act) ? flows_blocked(s, act, now_ns) : 0;
 	/* Refill once per call: within a call now_ns does not move, so a
 	 * bucket that goes into debt stays there until the next call. */
 	if (s->port_shaped)
@@ -508,7 +710,8 @@ uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 		uint32_t elig = act & ~blocked, cost, bit;
 		struct sched_class_stats *st;
 		struct sched_class *c;
-		struct sched_entry *e;
+		struct sched_entry *e, popped;
+		struct flowq_entry fe;
 		unsigned int i;
 		uint64_t soj;
 
@@ -551,7 +754,22 @@ uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 
 		bit = 1u << i;
 		st = &s->st[i];
-		e = &c->ring[c->head & c->mask];
+		if (c->fq) {
+			uint32_t fid = c->fq->cursor;
+			uint64_t vq = c->ecn ? flowq_vqueue(c->fq, now_ns) : 0;
+
+			flowq_pop(c->fq, fid, now_ns, &fe);
+			if (c->ecn && ecn_red_choose(&c->red, vq, &s->rng))
+				mark_flow_frame(s, c, st, fid, &fe.d, now_ns);
+			popped.d = fe.d;
+			popped.t_enq = fe.t_enq;
+			e = &popped;
+			if (c->head + 1 != c->tail &&
+			    flowq_peek(c->fq, now_ns) == FLOWQ_NONE)
+				blocked |= bit;
+		} else {
+			e = &c->ring[c->head & c->mask];
+		}
 		out[n++] = e->d;
 		soj = now_ns > e->t_enq ? now_ns - e->t_enq : 0;
 		c->head++;
@@ -581,14 +799,23 @@ uint64_t sched_next_event_ns(const struct sched *s, uint64_t now_ns)
 	uint64_t t = UINT64_MAX, p;
 	uint32_t m;
 
+	/* deferred NP CNPs are due even when the classes are empty */
+	for (m = s->fq_mask; m; m &= m - 1) {
+		const struct flowq *q = s->cl[__builtin_ctz(m)].fq;
+
+		if (q->np && q->np_next_ns != UINT64_MAX)
+			t = MIN(t, MAX(q->np_next_ns, now_ns));
+	}
 	if (!s->active)
-		return UINT64_MAX;
+		return t;
 	for (m = s->active; m; m &= m - 1) {
 		unsigned int i = (unsigned int)__builtin_ctz(m);
 		uint64_t ti = now_ns;
 
 		if (s->ceil_mask & (1u << i))
 			ti = tb_ready_ns(&s->cl[i].ceil, now_ns);
+		if (s->fq_mask & (1u << i))
+			ti = MAX(ti, flowq_next_ns(s->cl[i].fq, now_ns));
 		t = MIN(t, ti);
 	}
 	if (s->port_shaped) {
@@ -604,6 +831,10 @@ void sched_foreach(struct sched *s,
 	for (uint32_t i = 0; i < s->n_slots; i++) {
 		const struct sched_class *c = &s->cl[i];
 
+		if (c->fq) {
+			flowq_foreach(c->fq, fn, arg);
+			continue;
+		}
 		for (uint32_t k = c->head; k != c->tail; k++)
 			fn(&c->ring[k & c->mask].d, arg);
 	}

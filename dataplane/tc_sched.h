@@ -78,6 +78,8 @@
 #include "compiler.h"
 #include "ecn.h"
 #include "frame.h"
+#include "flowq.h"
+#include "frame_meta.h"
 #include "qos.h"
 #include "tbucket.h"
 
@@ -87,54 +89,6 @@
 #define SCHED_MAX_OVERHEAD (1u << 16)
 #define SCHED_MAX_QUANTUM (1u << 24) /* bytes */
 
-/*
- * frame_desc.meta, packed by the RX task from its parse:
- *   bits 0-3   class id (index into qos_policy.classes)
- *   bits 4-5   ECN codepoint of the frame (enum ecn_codepoint)
- *   bits 6-7   L3 kind (enum ecn_l3: 0 none, 1 IPv4, 2 IPv6)
- *   bits 8-15  offset of the L3 header from the frame start, bytes
- *   bits 16-31 reserved, 0
- */
-#define SCHED_META_CLASS_SHIFT 0
-#define SCHED_META_ECN_SHIFT 4
-#define SCHED_META_L3_SHIFT 6
-#define SCHED_META_L3OFF_SHIFT 8
-
-static inline uint32_t sched_meta_pack(unsigned int class_id, unsigned int ecn,
-				       unsigned int l3, unsigned int l3off)
-{
-	return (class_id & 0xfu) << SCHED_META_CLASS_SHIFT |
-	       (ecn & 3u) << SCHED_META_ECN_SHIFT |
-	       (l3 & 3u) << SCHED_META_L3_SHIFT |
-	       (l3off & 0xffu) << SCHED_META_L3OFF_SHIFT;
-}
-
-static inline unsigned int sched_meta_class(uint32_t meta)
-{
-	return (meta >> SCHED_META_CLASS_SHIFT) & 0xfu;
-}
-
-static inline unsigned int sched_meta_ecn(uint32_t meta)
-{
-	return (meta >> SCHED_META_ECN_SHIFT) & 3u;
-}
-
-static inline unsigned int sched_meta_l3(uint32_t meta)
-{
-	return (meta >> SCHED_META_L3_SHIFT) & 3u;
-}
-
-static inline unsigned int sched_meta_l3off(uint32_t meta)
-{
-	return (meta >> SCHED_META_L3OFF_SHIFT) & 0xffu;
-}
-
-static inline uint32_t sched_meta_set_ecn(uint32_t meta, unsigned int ecn)
-{
-	return (meta & ~(3u << SCHED_META_ECN_SHIFT)) |
-	       (ecn & 3u) << SCHED_META_ECN_SHIFT;
-}
-
 /* sched_enqueue() results: 0 queued, > 0 dropped (the caller keeps the
  * frame). Also the index of sched_class_stats.drops[]. */
 enum sched_drop {
@@ -143,8 +97,24 @@ enum sched_drop {
 	SCHED_DROP_QUEUE_PACKETS = 2, /* limit_packets */
 	SCHED_DROP_ECN_NONECT = 3, /* RED chose a Not-ECT frame, nonect DROP */
 	SCHED_DROP_INVALID = 4, /* class id out of range, or frame too long */
+	SCHED_DROP_FLOW_TABLE = 5, /* DCQCN class: a new flow, table full */
 	SCHED_DROP_REASONS
 };
+
+/* The reason's name in counters ("queue_bytes", ...); "?" out of range. */
+static inline const char *sched_drop_name(int reason)
+{
+	static const char *const names[SCHED_DROP_REASONS] = {
+		[SCHED_QUEUED] = "queued",
+		[SCHED_DROP_QUEUE_BYTES] = "queue_bytes",
+		[SCHED_DROP_QUEUE_PACKETS] = "queue_packets",
+		[SCHED_DROP_ECN_NONECT] = "ecn_nonect",
+		[SCHED_DROP_INVALID] = "invalid",
+		[SCHED_DROP_FLOW_TABLE] = "flow_table",
+	};
+
+	return reason >= 0 && reason < SCHED_DROP_REASONS ? names[reason] : "?";
+}
 
 /* Sojourn bucket of a queueing time (see the header comment). */
 static inline unsigned int sched_sojourn_bucket(uint64_t ns)
@@ -208,6 +178,8 @@ struct sched_class {
 	struct ecn_red red;
 	struct tbucket ceil;
 	struct tbucket min;
+	struct flowq *fq; /* DCQCN class: its flows hold the frames (not
+			   * `ring`); head/tail still count them */
 } __cacheline_aligned;
 
 struct sched {
@@ -226,6 +198,9 @@ struct sched {
 	uint8_t drr_pos[QOS_MAX_CLASSES]; /* per level: slot holding the turn */
 	uint32_t level_mask[QOS_MAX_CLASSES]; /* per level: its slots */
 	uint8_t default_slot; /* where a reload puts removed classes' frames */
+	uint32_t fq_mask; /* slots of DCQCN classes */
+	uint8_t *frame_base; /* frame = frame_base + addr (flow keys on a
+			      * reload); NULL: no frame bytes */
 	uint64_t rng;
 	struct tbucket port;
 	struct sched_entry *mem;
@@ -303,6 +278,31 @@ static inline uint32_t sched_backlog_packets(const struct sched *s)
 /* Call fn on every queued frame, per class in FIFO order (census). */
 void sched_foreach(struct sched *s,
 		   void (*fn)(const struct frame_desc *, void *), void *arg);
+
+/* Where frame bytes are (frame = base + addr), for the flow keys of
+ * frames a reload moves between classes; NULL: key them as non-IP. */
+static inline void sched_set_frame_base(struct sched *s, uint8_t *base)
+{
+	s->frame_base = base;
+}
+
+/* The flows of the DCQCN class in slot `slot`, NULL if it has none. */
+static inline struct flowq *sched_slot_flowq(const struct sched *s,
+					     unsigned int slot)
+{
+	return slot < s->n_slots ? s->cl[slot].fq : NULL;
+}
+
+/* May a scheduler running `old` take `next` with sched_reconfigure()?
+ * DCQCN classes hold flow tables allocated at start: the names of the
+ * classes with dcqcn set must be the same in both (and max_flows). 0 or
+ * -EINVAL. */
+int sched_reload_compatible(const struct qos_policy *old,
+			    const struct qos_policy *next);
+
+/* The line rate DCQCN flows of egress port `port` start at: bit/s, 0 if
+ * neither dcqcn.par.line_bps nor the port rate gives one. */
+double sched_dcqcn_line_bps(const struct qos_policy *pol, int port);
 
 /* Counters of a policy class id; NULL if the policy has no such class. */
 const struct sched_class_stats *sched_class_stats(const struct sched *s,

@@ -78,8 +78,14 @@ static void take_policy(struct worker *w)
 				w->id, i, strerror(-err));
 		}
 	}
-	for (uint32_t i = 0; i < w->n_rx; i++)
+	for (uint32_t i = 0; i < w->n_eg; i++) {
+		w->eg[i]->cls = &g->cls;
+		w->eg[i]->dcq = &g->qos.dcqcn;
+	}
+	for (uint32_t i = 0; i < w->n_rx; i++) {
 		w->rx[i]->cls = &g->cls;
+		rx_task_set_dcqcn(w->rx[i], &g->qos);
+	}
 	w->gen = g->gen;
 	atomic_store_explicit(&w->applied_gen, g->gen, memory_order_release);
 }

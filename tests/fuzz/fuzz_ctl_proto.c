@@ -100,7 +100,8 @@ static json_t *fake_flows(void *ctx, struct ctl_err *err)
 }
 
 static json_t *fake_congestion(void *ctx, const char *port, const char *cls,
-			       double severity, struct ctl_err *err)
+			       double severity, const char *prefix,
+			       struct ctl_err *err)
 {
 	struct fake *f = ctx;
 

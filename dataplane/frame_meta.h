@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * frame_meta.h - what the RX task learned about a frame, packed into
+ * frame_desc.meta for the egress side (scheduler, flow queues), so that
+ * the frame is parsed once.
+ */
+#ifndef XDPLANE_FRAME_META_H
+#define XDPLANE_FRAME_META_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * frame_desc.meta, packed by the RX task from its parse:
+ *   bits 0-3   class id (index into qos_policy.classes)
+ *   bits 4-5   ECN codepoint of the frame (enum ecn_codepoint)
+ *   bits 6-7   L3 kind (enum ecn_l3: 0 none, 1 IPv4, 2 IPv6)
+ *   bits 8-15  offset of the L3 header from the frame start, bytes
+ *   bits 16-23 offset of the L4 header from the L3 header, bytes (0: no
+ *              L4 header, or further than 255 bytes)
+ *   bit  24    the L4 header is UDP to port 4791 with a RoCEv2 BTH
+ *   bits 25-31 reserved, 0
+ */
+#define SCHED_META_CLASS_SHIFT 0
+#define SCHED_META_ECN_SHIFT 4
+#define SCHED_META_L3_SHIFT 6
+#define SCHED_META_L3OFF_SHIFT 8
+#define SCHED_META_L4DELTA_SHIFT 16
+#define SCHED_META_BTH (1u << 24)
+
+static inline uint32_t sched_meta_pack(unsigned int class_id, unsigned int ecn,
+				       unsigned int l3, unsigned int l3off)
+{
+	return (class_id & 0xfu) << SCHED_META_CLASS_SHIFT |
+	       (ecn & 3u) << SCHED_META_ECN_SHIFT |
+	       (l3 & 3u) << SCHED_META_L3_SHIFT |
+	       (l3off & 0xffu) << SCHED_META_L3OFF_SHIFT;
+}
+
+static inline unsigned int sched_meta_class(uint32_t meta)
+{
+	return (meta >> SCHED_META_CLASS_SHIFT) & 0xfu;
+}
+
+static inline unsigned int sched_meta_ecn(uint32_t meta)
+{
+	return (meta >> SCHED_META_ECN_SHIFT) & 3u;
+}
+
+static inline unsigned int sched_meta_l3(uint32_t meta)
+{
+	return (meta >> SCHED_META_L3_SHIFT) & 3u;
+}
+
+static inline unsigned int sched_meta_l3off(uint32_t meta)
+{
+	return (meta >> SCHED_META_L3OFF_SHIFT) & 0xffu;
+}
+
+static inline uint32_t sched_meta_set_ecn(uint32_t meta, unsigned int ecn)
+{
+	return (meta & ~(3u << SCHED_META_ECN_SHIFT)) |
+	       (ecn & 3u) << SCHED_META_ECN_SHIFT;
+}
+
+/* The L4 header (and BTH) bits of a frame: l4_off 0 means none. */
+static inline uint32_t sched_meta_l4(unsigned int l3off, unsigned int l4off,
+				     bool bth)
+{
+	unsigned int d = l4off > l3off ? l4off - l3off : 0;
+
+	if (d > 0xff)
+		return 0;
+	return (uint32_t)d << SCHED_META_L4DELTA_SHIFT |
+	       (bth && d ? SCHED_META_BTH : 0);
+}
+
+/* Offset of the L4 header from the frame start, 0: none. */
+static inline unsigned int sched_meta_l4off(uint32_t meta)
+{
+	unsigned int d = (meta >> SCHED_META_L4DELTA_SHIFT) & 0xffu;
+
+	return d ? sched_meta_l3off(meta) + d : 0;
+}
+
+#endif
