@@ -11,8 +11,9 @@
 #  - no frame lost or leaked: every datagram arrives byte-identical, and the
 #    frame census at stop finds every UMEM frame exactly once;
 #  - the new rates are in force: after the 100 reloads, a saturating flow
-#    in one class measured under ceilings 20 and 60 Mbit/s (reload between
-#    the two) leaves at a ratio of 3 (within 15 %).
+#    in one class measured under ceilings 10 and 30 Mbit/s (reload between
+#    the two) leaves at a ratio of 3 (within 15 %). (Low rates: the shared
+#    2-core machine must be able to fill the higher one.)
 set -euo pipefail
 source "$(dirname "$0")/../lib/testbed.sh"
 RELOADS=${RELOADS:-100}
@@ -134,7 +135,7 @@ FG="taskset -c 1 nice -n 19 $XDPLANE_BUILD/tests/tools/flowgen"
 measure() { # measure CEIL_MBIT -> bits/s the roce class sent on gw1
 	write_cfg "$1" roce 9000
 	"$XDPLANE_BUILD/control/xdplanectl" -s "$SOCK" reload >/dev/null || tb_fail "reload to ${1}Mbit"
-	tb_spawn "fg$1" A $FG send --to $TB_IP_B:4791 --rate 150000000 --size 1000 --duration 3 --roce
+	tb_spawn "fg$1" A $FG send --to $TB_IP_B:4791 --rate 60000000 --size 1000 --duration 3 --roce
 	sleep 1
 	python3 - "$SOCK" <<'PY'
 import os, sys, time
@@ -151,13 +152,13 @@ print(int((b1 - b0) * 8e9 / (t1 - t0)))
 PY
 	tb_wait_exit "$TB_LAST_PID" 10 || true
 }
-lo=$(measure 20)
-hi=$(measure 60)
+lo=$(measure 10)
+hi=$(measure 30)
 ratio=$(python3 -c "print(f'{$hi / $lo:.3f}')")
-echo "roce class at ceiling 20Mbit: $lo bit/s; at 60Mbit: $hi bit/s; ratio $ratio (expect 3)" >&2
+echo "roce class at ceiling 10Mbit: $lo bit/s; at 30Mbit: $hi bit/s; ratio $ratio (expect 3)" >&2
 python3 -c "import sys; sys.exit(0 if abs($hi / $lo - 3) <= 0.45 else 1)" ||
 	tb_fail "rates after reload: ratio $ratio, expected 3 +- 15 %"
-tb_pass "new ceilings in force: 20 -> 60 Mbit/s gives x$ratio"
+tb_pass "new ceilings in force: 10 -> 30 Mbit/s gives x$ratio"
 
 tb_stop_gw || tb_fail "daemon exit status $?"
 missing=$(tb_stats gw.log 's["frames"]["missing"] + s["frames"]["doubles"] + s["frames"]["strays"]')
