@@ -25,6 +25,7 @@ ports:
   - interface: gw1
     rate: 100Mbit
 workers: {cpus: [0]}
+control: {socket: "$TB_DIR/classes.sock", metrics_listen: ""}
 classes:
   - name: roce
     level: 1
@@ -46,6 +47,7 @@ ports:
   - interface: gw1
     rate: 100Mbit
 workers: {cpus: [0]}
+control: {socket: "$TB_DIR/fifo.sock", metrics_listen: ""}
 YAML
 
 # run NAME CONFIG WITH_STORAGE: start the gateway, run the flows, stop it.
