@@ -126,6 +126,8 @@
 	"a percentage from 0% to below 100%, e.g. 50%, or a decimal from 0 "   \
 	"to below 1, e.g. 0.5"
 #define SYN_BOOL "true or false"
+#define SYN_QUEUES                                                             \
+	"a number of queues from 1 to 64, or auto for the NIC's channel count"
 #define SYN_FIRST_CNP SYN_RATE ", or '' to keep the flow's rate"
 
 /* The file's shape, as libcyaml fills it; absent keys are left 0. */
@@ -222,6 +224,13 @@ struct raw_dcqcn {
 	struct raw_np np;
 };
 
+struct raw_umem {
+	uint32_t frames;
+	uint32_t frame_size;
+	uint32_t headroom;
+	char hugepages[TXT];
+};
+
 struct raw_control {
 	char socket[RAW_PATH_MAX];
 	char socket_group[CONFIG_ACCOUNT_MAX];
@@ -240,12 +249,12 @@ struct raw_config {
 	char default_class[QOS_NAME_MAX];
 	enum qos_malformed_policy malformed;
 	struct raw_dcqcn dcqcn;
-	uint32_t queues;
+	char queues[TXT]; /* a number, or auto */
 	enum xdp_attach_mode xdp_mode;
 	enum xsk_bind_mode bind_mode;
 	enum failure_mode failure_mode;
 	struct config_rings rings;
-	struct config_umem umem;
+	struct raw_umem umem;
 	struct config_poll poll;
 	struct raw_workers workers;
 	struct raw_control control;
@@ -437,9 +446,10 @@ static const cyaml_schema_field_t rings_fields[] = {
 };
 
 static const cyaml_schema_field_t umem_fields[] = {
-	CYAML_FIELD_UINT("frames", OPT, struct config_umem, frames),
-	CYAML_FIELD_UINT("frame_size", OPT, struct config_umem, frame_size),
-	CYAML_FIELD_UINT("headroom", OPT, struct config_umem, headroom),
+	CYAML_FIELD_UINT("frames", OPT, struct raw_umem, frames),
+	CYAML_FIELD_UINT("frame_size", OPT, struct raw_umem, frame_size),
+	CYAML_FIELD_UINT("headroom", OPT, struct raw_umem, headroom),
+	CYAML_FIELD_STRING("hugepages", OPT, struct raw_umem, hugepages, 1),
 	CYAML_FIELD_END,
 };
 
@@ -477,7 +487,7 @@ static const cyaml_schema_field_t top_fields[] = {
 	CYAML_FIELD_SEQUENCE("ports", OPT | CYAML_FLAG_POINTER,
 			     struct raw_config, ports, &port_schema, 0,
 			     CYAML_UNLIMITED),
-	CYAML_FIELD_UINT("queues", OPT, struct raw_config, queues),
+	CYAML_FIELD_STRING("queues", OPT, struct raw_config, queues, 1),
 	CYAML_FIELD_ENUM("xdp_mode", OPT_ENUM, struct raw_config, xdp_mode,
 			 xdp_modes, CYAML_ARRAY_LEN(xdp_modes)),
 	CYAML_FIELD_ENUM("bind_mode", OPT_ENUM, struct raw_config, bind_mode,
@@ -536,7 +546,6 @@ struct uint_key {
 #define RING(p, member, d) UKEY(p, member, d, 64, 65536, true, " descriptors")
 
 static const struct uint_key uint_keys[] = {
-	UKEY("queues", queues, 1, 1, CONFIG_MAX_QUEUES, false, ""),
 	RING("rings.fill", rings.fill, 4096),
 	RING("rings.completion", rings.completion, 2048),
 	RING("rings.rx", rings.rx, 2048),
@@ -775,13 +784,16 @@ static const char *syntax_of(const char *path)
 		{"alpha_before_cut", SYN_BOOL},
 		{"cp_loop", SYN_BOOL},
 		{"enabled", SYN_BOOL},
+		{"queues", SYN_QUEUES},
+		{"hugepages", SYN_BOOL}, /* umem.hugepages */
 	};
 	const char *key = strrchr(path, '.');
 
 	if (strncmp(path, "ports", 5) && strncmp(path, "classes", 7) &&
 	    strncmp(path, "rules", 5) && strcmp(path, "default_class") &&
 	    strncmp(path, "control.", 8) && strcmp(path, "user") &&
-	    strcmp(path, "group") && strncmp(path, "dcqcn.", 6))
+	    strcmp(path, "group") && strncmp(path, "dcqcn.", 6) &&
+	    strcmp(path, "queues") && strcmp(path, "umem.hugepages"))
 		return NULL;
 	key = key ? key + 1 : path;
 	for (size_t i = 0; i < CYAML_ARRAY_LEN(keys); i++)
@@ -1044,6 +1056,15 @@ static int check_uint(const struct load_ctx *c, const struct uint_key *k,
 		    k->path, k->min, k->max, k->unit, v, lo, hi);
 }
 
+/* What umem.frames must be at least: a fill ring, a TX ring and a
+ * handoff ring of frames for each of the 2 * queues sockets. */
+static uint64_t frames_needed(const struct xdplane_config *cfg, uint32_t queues)
+{
+	const struct config_rings *r = &cfg->rings;
+
+	return 2ull * queues * (r->fill + r->tx + r->handoff);
+}
+
 /* Defaults for what was not written, then the rules on numbers. */
 static int load_numbers(const struct load_ctx *c, struct xdplane_config *cfg)
 {
@@ -1073,7 +1094,9 @@ static int load_numbers(const struct load_ctx *c, struct xdplane_config *cfg)
 			    "umem.frame_size",
 			    MIN_PACKET_ROOM, u->frame_size, XDP_HEADROOM,
 			    u->headroom, room);
-	need = 2ull * cfg->queues * (r->fill + r->tx + r->handoff);
+	if (cfg->queues == CONFIG_QUEUES_AUTO) /* checked at start */
+		return 0;
+	need = frames_needed(cfg, cfg->queues);
 	if (u->frames >= need)
 		return 0;
 	/* point at whichever of the keys involved was written */
@@ -1616,6 +1639,49 @@ static int get_bool(const struct load_ctx *c, const struct key *k,
 		*b = false;
 	else
 		return bad_value(c, k, SYN_BOOL);
+	return 0;
+}
+
+/* queues: a plain decimal 1..CONFIG_MAX_QUEUES, or auto; default 1. */
+static int load_queues(const struct load_ctx *c, const struct raw_config *r,
+		       struct xdplane_config *cfg)
+{
+	const char *s = r->queues;
+	unsigned long v;
+	struct key k;
+
+	cfg->queues = 1;
+	if (!key_at(c, &k, "queues"))
+		return 0;
+	if (!strcmp(s, "auto")) {
+		cfg->queues = CONFIG_QUEUES_AUTO;
+		return 0;
+	}
+	if (!*s || s[strspn(s, "0123456789")] || (s[0] == '0' && s[1]))
+		return bad_value(c, &k, SYN_QUEUES);
+	v = strlen(s) > 9 ? ULONG_MAX : strtoul(s, NULL, 10);
+	if (v < 1 || v > CONFIG_MAX_QUEUES)
+		return fail(c, k.n->val,
+			    "queues: must be between 1 and %d, or auto (got "
+			    "%s)",
+			    CONFIG_MAX_QUEUES, s);
+	cfg->queues = (uint32_t)v;
+	return 0;
+}
+
+/* The umem mapping: numbers (checked with the others), hugepages. */
+static int load_umem(const struct load_ctx *c, const struct raw_umem *r,
+		     struct xdplane_config *cfg)
+{
+	struct key k;
+
+	cfg->umem.frames = r->frames;
+	cfg->umem.frame_size = r->frame_size;
+	cfg->umem.headroom = r->headroom;
+	cfg->umem.hugepages = false;
+	if (key_at(c, &k, "umem.hugepages") &&
+	    get_bool(c, &k, r->hugepages, &cfg->umem.hugepages))
+		return -1;
 	return 0;
 }
 
@@ -2989,16 +3055,15 @@ build(const struct load_ctx *c, const struct raw_config *r, bool check_system)
 		return NULL;
 	}
 	snprintf(cfg->path, sizeof(cfg->path), "%s", c->name);
-	cfg->queues = r->queues;
 	cfg->xdp_mode = r->xdp_mode;
 	cfg->bind_mode = r->bind_mode;
 	cfg->failure_mode = r->failure_mode;
 	cfg->rings = r->rings;
-	cfg->umem = r->umem;
 	cfg->poll = r->poll;
 	cfg->qos.port[0].overhead = r->overhead;
 	cfg->control.stats_interval_ms = r->control.stats_interval_ms;
-	if (load_ports(c, r, cfg, check_system) || load_numbers(c, cfg) ||
+	if (load_ports(c, r, cfg, check_system) || load_queues(c, r, cfg) ||
+	    load_umem(c, &r->umem, cfg) || load_numbers(c, cfg) ||
 	    load_cpus(c, &r->workers, cfg) || load_qos(c, r, cfg) ||
 	    load_dcqcn(c, &r->dcqcn, cfg) ||
 	    load_daemon(c, r, cfg, check_system)) {
@@ -3339,6 +3404,29 @@ static void dump_daemon(const struct xdplane_config *cfg, FILE *out)
 		config_log_level_name(cfg->log_level));
 }
 
+int config_check_queues(const struct xdplane_config *cfg, uint32_t queues,
+			char *msg, size_t len)
+{
+	const struct config_rings *r = &cfg->rings;
+	uint64_t need;
+
+	if (queues < 1 || queues > CONFIG_MAX_QUEUES) {
+		snprintf(msg, len, "queues: must be between 1 and %d (got %u)",
+			 CONFIG_MAX_QUEUES, queues);
+		return -1;
+	}
+	need = frames_needed(cfg, queues);
+	if (cfg->umem.frames >= need)
+		return 0;
+	snprintf(msg, len,
+		 "umem.frames: need at least 2 * queues %u * (rings.fill %u + "
+		 "rings.tx %u + rings.handoff %u) = %" PRIu64 " (got %u); "
+		 "set umem.frames to %u, or lower queues or those rings",
+		 queues, r->fill, r->tx, r->handoff, need, cfg->umem.frames,
+		 pow2_ceil((uint32_t)need));
+	return -1;
+}
+
 int config_dump(const struct xdplane_config *cfg, FILE *out)
 {
 	const struct config_rings *r = &cfg->rings;
@@ -3357,17 +3445,23 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		}
 		put_size(out, "    ", "burst", p->burst);
 	}
-	fprintf(out,
-		"queues: %u\nxdp_mode: %s\nbind_mode: %s\nfailure_mode: %s\n",
-		cfg->queues, xdp_attach_mode_name(cfg->xdp_mode),
+	if (cfg->queues == CONFIG_QUEUES_AUTO)
+		fputs("queues: auto\n", out);
+	else
+		fprintf(out, "queues: %u\n", cfg->queues);
+	fprintf(out, "xdp_mode: %s\nbind_mode: %s\nfailure_mode: %s\n",
+		xdp_attach_mode_name(cfg->xdp_mode),
 		xsk_bind_mode_name(cfg->bind_mode),
 		failure_mode_name(cfg->failure_mode));
 	fprintf(out,
 		"rings:\n  fill: %u\n  completion: %u\n  rx: %u\n  tx: %u\n"
 		"  handoff: %u\n",
 		r->fill, r->completion, r->rx, r->tx, r->handoff);
-	fprintf(out, "umem:\n  frames: %u\n  frame_size: %u\n  headroom: %u\n",
-		cfg->umem.frames, cfg->umem.frame_size, cfg->umem.headroom);
+	fprintf(out,
+		"umem:\n  frames: %u\n  frame_size: %u\n  headroom: %u\n"
+		"  hugepages: %s\n",
+		cfg->umem.frames, cfg->umem.frame_size, cfg->umem.headroom,
+		cfg->umem.hugepages ? "true" : "false");
 	fprintf(out,
 		"poll:\n  busy_us: %u\n  shaper_spin_us: %u\n  batch: %u\n",
 		cfg->poll.busy_us, cfg->poll.shaper_spin_us, cfg->poll.batch);

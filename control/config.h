@@ -24,6 +24,7 @@
 #define XDPLANE_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -32,6 +33,7 @@
 #define CONFIG_PORTS 2
 #define CONFIG_IFNAME_MAX 16 /* IFNAMSIZ */
 #define CONFIG_MAX_QUEUES 64
+#define CONFIG_QUEUES_AUTO 0 /* queues: auto */
 #define CONFIG_MAX_CPUS 256
 #define CONFIG_SOCKET_PATH_MAX 108 /* sizeof(sun_path), with the NUL */
 #define CONFIG_ACCOUNT_MAX 64 /* user and group names, with the NUL */
@@ -67,9 +69,12 @@ struct config_rings {
 };
 
 struct config_umem {
-	uint32_t frames; /* default 32768; >= 2*queues*(fill+tx+handoff) */
+	/* default 32768; >= 2*queues*(fill+tx+handoff), checked at load, or
+	 * with queues auto at start (config_check_queues()) */
+	uint32_t frames;
 	uint32_t frame_size; /* default 4096; 2048 or 4096 */
 	uint32_t headroom; /* default 0; bytes reserved before each frame */
+	bool hugepages; /* default false: 2 MiB pages, if reserved */
 };
 
 struct config_poll {
@@ -100,7 +105,10 @@ struct config_control {
 struct xdplane_config {
 	char path[256]; /* the file it came from, for messages */
 	struct config_port ports[CONFIG_PORTS]; /* exactly two */
-	uint32_t queues; /* default 1; 1..CONFIG_MAX_QUEUES */
+	/* default 1; 1..CONFIG_MAX_QUEUES, or CONFIG_QUEUES_AUTO ("auto": the
+	 * NIC's combined channel count, which the daemon reads at start and
+	 * checks with config_check_queues()) */
+	uint32_t queues;
 	enum xdp_attach_mode xdp_mode; /* default auto */
 	enum xsk_bind_mode bind_mode; /* default auto */
 	enum failure_mode failure_mode; /* default open */
@@ -134,6 +142,13 @@ struct xdplane_config *config_load_string(const char *name, const char *yaml,
 					  bool check_system,
 					  struct config_error *err);
 void config_free(struct xdplane_config *cfg);
+
+/* The rules that depend on the number of queues (umem.frames is enough
+ * for them), for queues = auto once the channel count is known: queues
+ * must be 1..CONFIG_MAX_QUEUES (the caller caps the channel count).
+ * Returns 0, or -1 with "umem.frames: ..." in msg. */
+int config_check_queues(const struct xdplane_config *cfg, uint32_t queues,
+			char *msg, size_t len);
 
 /* The effective configuration (defaults filled in) as YAML, to a stream. */
 int config_dump(const struct xdplane_config *cfg, FILE *out);

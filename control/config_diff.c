@@ -74,7 +74,7 @@ static void diff_dcqcn_classes(const struct qos_policy *a,
 			       const struct qos_policy *b,
 			       struct config_diff *d);
 
-/* Everything that needs a restart, in file order: at most 24 keys, the
+/* Everything that needs a restart, in file order: at most 25 keys, the
  * DCQCN classes (at most 2 * QOS_MAX_CLASSES) and dcqcn.max_flows. */
 static void diff_cold(const struct xdplane_config *a,
 		      const struct xdplane_config *b, struct config_diff *d)
@@ -104,6 +104,7 @@ static void diff_cold(const struct xdplane_config *a,
 	COLD_FIELD(umem.frames);
 	COLD_FIELD(umem.frame_size);
 	COLD_FIELD(umem.headroom);
+	COLD_FIELD(umem.hugepages);
 	COLD_FIELD(poll.busy_us);
 	COLD_FIELD(poll.shaper_spin_us);
 	COLD_FIELD(poll.batch);

@@ -28,7 +28,7 @@
  *
  * Order: all cold keys first, in file order, then the hot ones, in file
  * order. A diff holds at most CONFIG_DIFF_MAX keys; more set `truncated`.
- * The cold keys number far fewer than that (at most 41), so a truncated
+ * The cold keys number far fewer than that (at most 42), so a truncated
  * diff still holds every cold key and n_cold is exact.
  *
  * Hot: ports[].rate, ports[].burst, overhead, classes (added, removed,

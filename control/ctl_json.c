@@ -425,6 +425,11 @@ json_t *ctl_json_status(const struct stats_snapshot *s, pid_t pid)
 	err |= put(o, "workers", json_integer(s->n_workers));
 	err |= put(o, "umem_frames", json_integer(s->umem_frames));
 	err |= put(o, "max_frame", json_integer(s->max_frame));
+	err |= put(o, "queues", json_integer(s->queues));
+	err |= put(o, "mem_node", index_or_null(s->mem_node));
+	err |= put(o, "control_cpu", index_or_null(s->control_cpu));
+	err |= put(o, "placement_why", ctl_json_text(s->placement, 1024));
+	err |= put(o, "umem", ctl_json_text(s->umem, 256));
 	if (!err)
 		err |= put_ports_and_placement(o, s);
 	return finish(o, err);

@@ -5,6 +5,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +84,7 @@ static void params_from_config(const struct xdplane_config *c,
 	p->umem_frames = c->umem.frames;
 	p->frame_size = c->umem.frame_size;
 	p->frame_headroom = c->umem.headroom;
+	p->hugepages = c->umem.hugepages;
 	p->busy_us = c->poll.busy_us;
 	p->shaper_spin_us = c->poll.shaper_spin_us;
 	p->batch = c->poll.batch;
@@ -569,6 +572,25 @@ static int stop_and_report(struct daemon *d)
 	return rc;
 }
 
+/* The control thread goes where placement left room for it (it sleeps
+ * almost always, but when it works it should not steal a worker's core). */
+static void pin_control_thread(struct daemon *d)
+{
+	struct gw_info info;
+	cpu_set_t set;
+
+	gateway_info(d->gw, &info);
+	if (info.control_cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(info.control_cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		log_warn("control thread: cannot pin to CPU %d",
+			 info.control_cpu);
+	else
+		log_info("control thread on CPU %d", info.control_cpu);
+}
+
 static void close_servers(struct daemon *d)
 {
 	ctl_server_close(&d->ctl);
@@ -652,6 +674,7 @@ int daemon_run(const char *path, struct xdplane_config *cfg,
 		log_err("%s", err);
 		goto out;
 	}
+	pin_control_thread(d);
 	d->watchdog_usec = sdn_watchdog_usec();
 	sdn_notify("READY=1\nSTATUS=forwarding");
 

@@ -82,6 +82,11 @@ struct stats_snapshot *snapshot_take(const struct snapshot_source *src)
 	s->n_workers = info.n_workers;
 	s->umem_frames = info.umem_frames;
 	s->max_frame = info.max_frame;
+	s->queues = info.queues;
+	s->mem_node = info.mem_node;
+	s->control_cpu = info.control_cpu;
+	s->placement = info.placement;
+	s->umem = info.umem;
 	s->reload = *src->reload;
 	for (int p = 0; p < GW_PORTS; p++)
 		take_port(src->gw, p, pol, &s->ports[p]);

@@ -77,6 +77,11 @@ struct stats_snapshot {
 	uint32_t n_workers;
 	uint32_t umem_frames;
 	uint32_t max_frame;
+	uint32_t queues; /* per port */
+	int mem_node; /* the UMEM's NUMA node, -1: not bound */
+	int control_cpu; /* -1: not pinned */
+	const char *placement; /* the placement decisions, one per line */
+	const char *umem; /* how the UMEM was mapped */
 	struct snap_reload reload;
 	struct snap_port ports[GW_PORTS];
 };

@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -597,6 +598,23 @@ static void print_reload_line(json_t *rel)
 	printf("\n");
 }
 
+/* Each line of text, the first after the label, the others indented. */
+static void print_lines(const char *label, const char *text)
+{
+	const char *p = text, *nl;
+	bool first = true;
+
+	while (*p) {
+		nl = strchr(p, '\n');
+		printf("%s%.*s\n", first ? label : "             ",
+		       (int)(nl ? nl - p : (ptrdiff_t)strlen(p)), p);
+		first = false;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
+
 static void print_status(json_t *r)
 {
 	json_t *cfg = json_object_get(r, "config"), *ports, *placement, *v;
@@ -615,6 +633,15 @@ static void print_status(json_t *r)
 	       ", umem %" JSON_INTEGER_FORMAT
 	       " frames, max frame %" JSON_INTEGER_FORMAT " bytes\n",
 	       num(r, "workers"), num(r, "umem_frames"), num(r, "max_frame"));
+	v = json_object_get(r, "mem_node");
+	if (json_is_integer(v))
+		printf("memory       UMEM bound to NUMA node "
+		       "%" JSON_INTEGER_FORMAT "\n",
+		       json_integer_value(v));
+	if (json_string_length(json_object_get(r, "umem")))
+		printf("umem         %s\n", str(r, "umem"));
+	if (json_string_length(json_object_get(r, "placement_why")))
+		print_lines("placement    ", str(r, "placement_why"));
 	ports = json_object_get(r, "ports");
 	for (size_t i = 0; (v = json_array_get(ports, i)); i++) {
 		if (num(v, "rate_bps"))

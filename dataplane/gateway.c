@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -21,6 +23,7 @@
 #include "frame.h"
 #include "gateway.h"
 #include "log.h"
+#include "placement.h"
 #include "policy.h"
 #include "rx_task.h"
 #include "steer_prog.h"
@@ -68,6 +71,8 @@ struct gateway {
 	struct feedback_ring *hint; /* unit u: control thread -> eg[u] */
 	struct worker *w;
 	uint32_t n_workers;
+	struct plc_result plc; /* workers, unit -> worker, memory node */
+	char umem_msg[256]; /* how the UMEM was mapped and bound */
 };
 
 static uint32_t unit_port(const struct gateway *gw, uint32_t u)
@@ -112,6 +117,94 @@ static int lock_port(struct gw_port *pt, char *errbuf, size_t errlen)
 				 : strerror(err));
 		return -err;
 	}
+	return 0;
+}
+
+/* The channels (queues) a NIC has: combined, else RX; 0 if unknown. */
+static uint32_t port_channels(const char *name)
+{
+	struct ethtool_channels ch = {.cmd = ETHTOOL_GCHANNELS};
+	struct ifreq ifr = {0};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	uint32_t n = 0;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_data = (void *)&ch;
+	if (fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr))
+		n = ch.combined_count ? ch.combined_count : ch.rx_count;
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/* queues: auto (0) -> the channel count both ports have. */
+static void resolve_queues(struct gateway *gw)
+{
+	uint32_t c0, c1, n;
+
+	if (gw->p.queues)
+		return;
+	c0 = port_channels(gw->port[0].name);
+	c1 = port_channels(gw->port[1].name);
+	n = MIN(c0 ? c0 : 1, c1 ? c1 : 1);
+	n = MIN(n, GW_MAX_QUEUES);
+	gw->p.queues = n;
+	log_info("queues: auto -> %u (%s: %u channels, %s: %u channels%s)", n,
+		 gw->port[0].name, c0, gw->port[1].name, c1,
+		 c0 && c1 ? "" : "; 0: the driver does not say");
+}
+
+/* Where the workers, the units and the UMEM go (placement.h). */
+static int place(struct gateway *gw, char *errbuf, size_t errlen)
+{
+	struct plc_topo *topo = calloc(1, sizeof(*topo));
+	int allowed[PLC_MAX_CPUS], cfg[PLC_MAX_CPUS], node[2] = {-1, -1};
+	struct plc_input in = {0};
+	char msg[256], text[sizeof(gw->plc.why)], *line, *save = NULL;
+	uint32_t n_allowed = 0;
+	cpu_set_t set;
+	int err;
+
+	if (!topo)
+		return -ENOMEM;
+	CPU_ZERO(&set);
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		for (int c = 0; c < CPU_SETSIZE && n_allowed < PLC_MAX_CPUS;
+		     c++)
+			if (CPU_ISSET(c, &set))
+				allowed[n_allowed++] = c;
+	if (placement_topo_load(topo, msg, sizeof(msg))) {
+		/* no topology: every allowed CPU its own core, no nodes */
+		log_warn("placement: no hwloc topology (%s): cores treated "
+			 "as independent, memory not bound",
+			 msg);
+		topo->n = n_allowed;
+		for (uint32_t i = 0; i < n_allowed; i++)
+			topo->cpu[i] =
+				(struct plc_cpu){allowed[i], (int)i, 0, -1};
+	} else {
+		placement_port_nodes(gw->port[0].name, gw->port[1].name, node);
+	}
+	for (uint32_t i = 0; i < gw->p.n_cpus && i < PLC_MAX_CPUS; i++)
+		cfg[i] = (int)gw->p.cpus[i];
+	in.topo = topo;
+	in.port_node[0] = node[0];
+	in.port_node[1] = node[1];
+	in.allowed = allowed;
+	in.n_allowed = n_allowed;
+	in.cfg_cpus = cfg;
+	in.n_cfg_cpus = MIN(gw->p.n_cpus, PLC_MAX_CPUS);
+	in.queues = gw->p.queues;
+	err = placement_decide(&in, &gw->plc);
+	free(topo);
+	if (err) {
+		snprintf(errbuf, errlen, "placement: %s", gw->plc.why);
+		return err;
+	}
+	snprintf(text, sizeof(text), "%s", gw->plc.why);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		log_info("placement: %s", line);
 	return 0;
 }
 
@@ -337,32 +430,21 @@ static int setup_tasks(struct gateway *gw)
 
 static int setup_workers(struct gateway *gw)
 {
-	uint32_t cpus[GW_MAX_CPUS], n_cpus = 0;
-	cpu_set_t set;
 	int err;
 
-	if (gw->p.n_cpus) {
-		n_cpus = gw->p.n_cpus;
-		memcpy(cpus, gw->p.cpus, n_cpus * sizeof(cpus[0]));
-	} else if (!sched_getaffinity(0, sizeof(set), &set)) {
-		for (int c = 0; c < CPU_SETSIZE && n_cpus < GW_MAX_CPUS; c++)
-			if (CPU_ISSET(c, &set))
-				cpus[n_cpus++] = c;
-	}
-	if (!n_cpus)
-		cpus[n_cpus++] = 0;
-	gw->n_workers = MIN(n_cpus, gw->n_units);
+	gw->n_workers = gw->plc.n_workers;
 	gw->w = zalloc_aligned(gw->n_workers, sizeof(*gw->w));
 	if (!gw->w)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < gw->n_workers; i++) {
-		err = worker_init(&gw->w[i], i, cpus[i], gw->p.busy_us,
-				  gw->p.shaper_spin_us, &gw->live);
+		err = worker_init(&gw->w[i], i, gw->plc.worker_cpu[i],
+				  gw->p.busy_us, gw->p.shaper_spin_us,
+				  &gw->live);
 		if (err)
 			return err;
 	}
 	for (uint32_t u = 0; u < gw->n_units; u++) {
-		struct worker *w = &gw->w[u % gw->n_workers];
+		struct worker *w = &gw->w[gw->plc.unit_worker[u]];
 
 		if (worker_add_rx(w, &gw->rx[u]) ||
 		    worker_add_egress(w, &gw->eg[u]))
@@ -371,8 +453,8 @@ static int setup_workers(struct gateway *gw)
 	/* NP frames cross to the other port's egress task: wake its worker
 	 * when that is another one */
 	for (uint32_t u = 0; u < gw->n_units; u++) {
-		uint32_t a = u % gw->n_workers,
-			 b = unit_peer(gw, u) % gw->n_workers;
+		uint32_t a = gw->plc.unit_worker[u],
+			 b = gw->plc.unit_worker[unit_peer(gw, u)];
 
 		gw->eg[u].np_wake_fd = a == b ? -1 : gw->w[b].wake_fd;
 	}
@@ -445,7 +527,6 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 		return NULL;
 	}
 	gw->p = *p;
-	gw->n_units = GW_PORTS * p->queues;
 	gw->max_frame = p->frame_size - GW_XDP_HEADROOM - p->frame_headroom;
 	for (int i = 0; i < GW_PORTS; i++) {
 		gw->port[i].lock_fd = -1;
@@ -462,11 +543,34 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 		if (err)
 			goto fail;
 	}
+	resolve_queues(gw);
+	gw->n_units = GW_PORTS * gw->p.queues;
+	/* the check config.c defers for queues: auto */
+	if ((uint64_t)gw->p.umem_frames <
+	    2ull * gw->p.queues *
+		    (gw->p.fill_size + gw->p.tx_size + gw->p.handoff_size)) {
+		snprintf(errbuf, errlen,
+			 "umem.frames %u is too small for %u queues: need at "
+			 "least 2 * queues * (rings.fill + rings.tx + "
+			 "rings.handoff) = %llu; raise umem.frames or set "
+			 "queues",
+			 gw->p.umem_frames, gw->p.queues,
+			 2ull * gw->p.queues *
+				 (gw->p.fill_size + gw->p.tx_size +
+				  gw->p.handoff_size));
+		goto fail;
+	}
+	err = place(gw, errbuf, errlen);
+	if (err)
+		goto fail;
 	gw->live = policy_gen_new(&p->qos, 1, errbuf, errlen);
 	if (!gw->live)
 		goto fail;
 	err = umem_area_init(&gw->umem, p->umem_frames, p->frame_size,
-			     gw->n_units);
+			     gw->n_units, gw->plc.mem_node, p->hugepages,
+			     gw->umem_msg, sizeof(gw->umem_msg));
+	if (gw->umem_msg[0])
+		log_info("UMEM: %s", gw->umem_msg);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot map the UMEM: %s",
 			 strerror(-err));
@@ -485,8 +589,8 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 		goto fail;
 	log_info("AF_XDP bind mode: %s (%u queue%s per port, UMEM %u frames "
 		 "of %u bytes, largest frame %u bytes)",
-		 gw->zerocopy ? "zero-copy" : "copy", p->queues,
-		 p->queues > 1 ? "s" : "", gw->umem.n_frames,
+		 gw->zerocopy ? "zero-copy" : "copy", gw->p.queues,
+		 gw->p.queues > 1 ? "s" : "", gw->umem.n_frames,
 		 gw->umem.frame_size, gw->max_frame);
 	err = setup_tasks(gw);
 	if (err) {
@@ -505,7 +609,7 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 	/* Last: steer traffic into the sockets (it waits in their RX rings
 	 * until gateway_start() starts the workers). */
 	for (int i = 0; i < GW_PORTS; i++) {
-		for (uint32_t q = 0; q < p->queues; q++) {
+		for (uint32_t q = 0; q < gw->p.queues; q++) {
 			err = xsk_socket__update_xskmap(
 				gw->port[i].q[q].xsk,
 				gw->port[i].prog.xsks_map_fd);
@@ -763,6 +867,11 @@ void gateway_info(const struct gateway *gw, struct gw_info *info)
 	info->n_workers = gw->n_workers;
 	info->umem_frames = gw->umem.n_frames;
 	info->max_frame = gw->max_frame;
+	info->queues = gw->p.queues;
+	info->mem_node = gw->plc.mem_node;
+	info->control_cpu = gw->plc.control_cpu;
+	info->placement = gw->plc.why;
+	info->umem = gw->umem_msg;
 }
 
 const char *gateway_port_name(const struct gateway *gw, int port)
@@ -856,7 +965,7 @@ void gateway_queue_placement(const struct gateway *gw, int port, uint32_t q,
 	*cpu = -1;
 	if (!gw->w || u >= gw->n_units)
 		return;
-	*worker = (int)(u % gw->n_workers);
+	*worker = (int)gw->plc.unit_worker[u];
 	*cpu = gw->w[*worker].cpu;
 }
 
@@ -933,7 +1042,7 @@ int gateway_hint(struct gateway *gw, int port, unsigned int class_id,
 		else
 			full++;
 		if (gw->w)
-			worker_wake(&gw->w[u % gw->n_workers]);
+			worker_wake(&gw->w[gw->plc.unit_worker[u]]);
 	}
 	return full ? -EAGAIN : reached;
 }

@@ -8,8 +8,10 @@
  *   and the mirror image for B -> A.
  *
  * Placement: the RX task of (A, q) and the egress task of (B, q) form one
- * unit and always run on the same worker; units are dealt round-robin to
- * the workers (one per CPU in params.cpus, at most one per unit).
+ * unit and always run on the same worker; which worker, and on which CPU,
+ * placement.h decides from the machine's topology (NUMA node of the
+ * ports, cores, the cpuset, workers.cpus); the UMEM is bound to the
+ * ports' node.
  *
  * Life cycle (control thread only): gateway_open() sets everything up --
  * the privileged part: programs, UMEM, sockets, XSKMAP entries -- and
@@ -48,12 +50,13 @@
 
 struct gw_params {
 	char ifname[GW_PORTS][16];
-	uint32_t queues;
+	uint32_t queues; /* 0: auto, the ports' channel count */
 	int xdp_mode; /* enum steer_mode_req */
 	int bind_mode; /* 0 auto, 1 zerocopy, 2 copy */
 	uint32_t failure_mode; /* enum steer_failure_mode */
 	uint32_t fill_size, comp_size, rx_size, tx_size, handoff_size;
 	uint32_t umem_frames, frame_size, frame_headroom;
+	bool hugepages; /* back the UMEM with huge pages when reserved */
 	uint32_t busy_us, batch;
 	uint32_t shaper_spin_us; /* see worker.h */
 	uint32_t n_cpus; /* 0: every CPU the process may use */
@@ -103,6 +106,11 @@ struct gw_info {
 	uint32_t n_workers;
 	uint32_t umem_frames;
 	uint32_t max_frame; /* largest frame a socket can receive, bytes */
+	uint32_t queues; /* per port, resolved from auto */
+	int mem_node; /* NUMA node the UMEM is bound to, -1: none */
+	int control_cpu; /* where the control thread belongs, -1: anywhere */
+	const char *placement; /* the decisions, one per line */
+	const char *umem; /* how the UMEM was mapped and bound */
 };
 
 struct gateway;

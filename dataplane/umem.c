@@ -1,20 +1,191 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * umem.c - UMEM area, frame pools and the frame census. See umem.h.
+ * umem.c - UMEM area (mapping, NUMA binding, hugepages), frame pools and
+ * the frame census. See umem.h.
+ *
+ * Hugepages are checked before they are mapped: the pool's free count (on
+ * the node when binding) against the pages needed, so that the fallback
+ * message can say which is short; the mapping itself, and faulting the
+ * pages in with MADV_POPULATE_WRITE (an error, not SIGBUS, when a node
+ * runs out), have the last word. Normal pages are sysconf(_SC_PAGESIZE)
+ * bytes (4 KiB on x86_64), and messages name their real size.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <linux/mempolicy.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "compiler.h"
 #include "umem.h"
 
-int umem_area_init(struct umem_area *u, uint32_t max_frames,
-		   uint32_t frame_size, uint32_t n_parts)
+#define HUGE_PAGE (2ul << 20)
+#define MAX_NODES 1024 /* nodes mbind() is given a mask for */
+#define HUGE_SYSFS "/hugepages/hugepages-2048kB/"
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+__attribute__((format(printf, 3, 4))) static void note(char *msg, size_t len,
+						       const char *fmt, ...)
 {
+	size_t at;
+	va_list ap;
+
+	if (!msg || !len)
+		return;
+	at = strnlen(msg, len);
+	if (at + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg + at, len - at, fmt, ap);
+	va_end(ap);
+}
+
+static size_t round_up(size_t v, size_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+/* A number from a sysfs or procfs file, or -1. */
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Free 2 MiB pages on node (the machine for -1); -1 if unknown. */
+static long huge_free(int node)
+{
+	char path[128];
+
+	if (node < 0)
+		return read_long("/sys/kernel/mm" HUGE_SYSFS "free_hugepages");
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/node/node%d" HUGE_SYSFS "free_hugepages",
+		 node);
+	return read_long(path);
+}
+
+/* MPOL_BIND the range to node. Returns 0 or -errno. */
+static int bind_node(void *base, size_t len, int node)
+{
+	unsigned long mask[MAX_NODES / (8 * sizeof(unsigned long))] = {0};
+	const size_t bits = 8 * sizeof(unsigned long);
+
+	if (node < 0 || node >= MAX_NODES)
+		return -EINVAL;
+	mask[node / bits] = 1ul << (node % bits);
+	/* maxnode counts one more than the mask's bits (mbind(2)) */
+	if (syscall(SYS_mbind, base, len, MPOL_BIND, mask, MAX_NODES + 1, 0))
+		return -errno;
+	return 0;
+}
+
+/* Fault every page in, under the area's policy. Returns 0 or -errno. */
+static int populate(void *base, size_t len, size_t page)
+{
+	if (!madvise(base, len, MADV_POPULATE_WRITE))
+		return 0;
+	if (errno != EINVAL) /* EINVAL: a kernel before 5.14 */
+		return -errno;
+	for (size_t off = 0; off < len; off += page)
+		((volatile char *)base)[off] = 0;
+	return 0;
+}
+
+/* Map len bytes (a multiple of page), bind them, fault them in. *bind_err
+ * gets the binding's result (0: bound or not asked). NULL on failure. */
+static void *map_placed(size_t len, size_t page, int flags, int node,
+			int *bind_err, int *err)
+{
+	void *base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+
+	*bind_err = 0;
+	if (base == MAP_FAILED) {
+		*err = -errno;
+		return NULL;
+	}
+	if (node >= 0)
+		*bind_err = bind_node(base, len, node);
+	*err = populate(base, len, page);
+	if (*err) {
+		munmap(base, len);
+		return NULL;
+	}
+	return base;
+}
+
+/* Try 2 MiB pages; NULL (and why, in msg) when they cannot be had. kib:
+ * the normal page size in KiB, for the fallback. */
+static void *map_huge(struct umem_area *u, int node, size_t kib, int *bind_err,
+		      char *msg, size_t len)
+{
+	char on_node[32] = "";
+	size_t map = round_up(u->size, HUGE_PAGE), need = map / HUGE_PAGE;
+	long total = read_long("/sys/kernel/mm" HUGE_SYSFS "nr_hugepages");
+	long free = huge_free(node);
+	void *base;
+	int err;
+
+	if (total <= 0) {
+		note(msg, len,
+		     "no hugepages reserved (vm.nr_hugepages = %ld): using "
+		     "%zu KiB pages; ",
+		     total < 0 ? 0 : total, kib);
+		return NULL;
+	}
+	if (node >= 0)
+		snprintf(on_node, sizeof(on_node), " on node %d", node);
+	if (free >= 0 && (size_t)free < need) {
+		note(msg, len,
+		     "hugepages: %zu 2 MiB pages needed, %ld free%s "
+		     "(vm.nr_hugepages = %ld): using %zu KiB pages; ",
+		     need, free, on_node, total, kib);
+		return NULL;
+	}
+	base = map_placed(map, HUGE_PAGE, MAP_HUGETLB | MAP_HUGE_2MB, node,
+			  bind_err, &err);
+	if (!base) {
+		note(msg, len,
+		     "hugepages: %zu 2 MiB pages could not be mapped%s (%s): "
+		     "using %zu KiB pages; ",
+		     need, on_node, strerror(-err), kib);
+		return NULL;
+	}
+	u->map_size = map;
+	u->hugepages = true;
+	return base;
+}
+
+int umem_area_init(struct umem_area *u, uint32_t max_frames,
+		   uint32_t frame_size, uint32_t n_parts, int mem_node,
+		   bool hugepages, char *msg, size_t len)
+{
+	long sys_page = sysconf(_SC_PAGESIZE);
+	size_t page = sys_page > 0 ? (size_t)sys_page : 4096;
 	uint32_t per_part;
+	int bind_err = 0, err;
 
 	memset(u, 0, sizeof(*u));
+	u->mem_node = -1;
+	if (msg && len)
+		msg[0] = '\0';
 	if (!is_pow2(frame_size) || !n_parts || max_frames / n_parts == 0)
 		return -EINVAL;
 	per_part = max_frames / n_parts;
@@ -24,19 +195,49 @@ int umem_area_init(struct umem_area *u, uint32_t max_frames,
 	u->n_parts = n_parts;
 	u->n_frames = n_parts << u->part_shift;
 	u->size = (size_t)u->n_frames * frame_size;
-	u->base = mmap(NULL, u->size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (u->base == MAP_FAILED) {
-		u->base = NULL;
-		return -errno;
+	if (hugepages)
+		u->base =
+			map_huge(u, mem_node, page >> 10, &bind_err, msg, len);
+	if (!u->base) {
+		u->map_size = round_up(u->size, page);
+		u->base = map_placed(u->map_size, page, 0, mem_node, &bind_err,
+				     &err);
+		if (!u->base)
+			return err;
 	}
+	if (u->size % (1u << 20))
+		note(msg, len, "UMEM %zu KiB", u->size >> 10);
+	else
+		note(msg, len, "UMEM %zu MiB", u->size >> 20);
+	note(msg, len, " (%" PRIu32 " frames of %" PRIu32 " bytes) in ",
+	     u->n_frames, frame_size);
+	if (u->hugepages)
+		note(msg, len, "2 MiB pages");
+	else
+		note(msg, len, "%zu KiB pages", page >> 10);
+	if (mem_node < 0)
+		note(msg, len, ", not bound to a NUMA node");
+	else if (bind_err)
+		note(msg, len, ", not bound to NUMA node %d (%s)", mem_node,
+		     strerror(-bind_err));
+	else
+		note(msg, len, ", bound to NUMA node %d", mem_node);
+	if (mem_node >= 0 && !bind_err)
+		u->mem_node = mem_node;
 	return 0;
+}
+
+int umem_area_init_plain(struct umem_area *u, uint32_t max_frames,
+			 uint32_t frame_size, uint32_t n_parts)
+{
+	return umem_area_init(u, max_frames, frame_size, n_parts, -1, false,
+			      NULL, 0);
 }
 
 void umem_area_fini(struct umem_area *u)
 {
 	if (u->base)
-		munmap(u->base, u->size);
+		munmap(u->base, u->map_size);
 	u->base = NULL;
 }
 

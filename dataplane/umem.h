@@ -22,6 +22,17 @@
  *   - held by a zero-copy driver         (counted, not addressable)
  * The census (umem_census_*) walks all of them once the workers are stopped
  * and checks that every frame is found exactly once.
+ *
+ * Memory: umem_area_init() binds the area to a NUMA node (mbind(2),
+ * MPOL_BIND) before any page is faulted in, then faults every page in
+ * (MADV_POPULATE_WRITE, which reports a failure instead of raising
+ * SIGBUS), so the pages are where the NIC is from the first frame on.
+ * With hugepages it maps 2 MiB pages (MAP_HUGETLB, the size rounded up)
+ * and falls back to 4 KiB pages, saying why in its message, when too few
+ * are free (on the node) or the mapping fails. A binding that the kernel
+ * refuses (no such node, outside the cgroup's cpuset.mems) is reported
+ * and the area keeps the default policy: placement is an optimisation,
+ * never a reason not to start.
  */
 #ifndef XDPLANE_UMEM_H
 #define XDPLANE_UMEM_H
@@ -38,12 +49,25 @@ struct umem_area {
 	uint32_t n_frames; /* n_parts << part_shift */
 	uint32_t n_parts;
 	uint32_t part_shift; /* log2(frames per partition) */
+	size_t map_size; /* bytes mapped: size rounded up to the page size */
+	bool hugepages; /* backed by 2 MiB pages */
+	int mem_node; /* NUMA node the pages are bound to; -1: none */
 };
 
 /* Map the area: n_parts partitions of the largest power of two of frames
- * that fits in max_frames / n_parts. Returns 0 or -errno. */
+ * that fits in max_frames / n_parts; bind it to NUMA node mem_node (-1: no
+ * binding); in 2 MiB pages if hugepages and enough are free, else in
+ * normal pages. msg (len bytes, may be NULL) gets one line on what was
+ * done, e.g. "no hugepages reserved (vm.nr_hugepages = 0): using 4 KiB
+ * pages; UMEM 131072 KiB (32768 frames of 4096 bytes) in 4 KiB pages,
+ * bound to NUMA node 0". Returns 0 or -errno (only when no memory could be
+ * mapped at all). */
 int umem_area_init(struct umem_area *u, uint32_t max_frames,
-		   uint32_t frame_size, uint32_t n_parts);
+		   uint32_t frame_size, uint32_t n_parts, int mem_node,
+		   bool hugepages, char *msg, size_t len);
+/* The same with normal pages, no binding, no message (tests, benches). */
+int umem_area_init_plain(struct umem_area *u, uint32_t max_frames,
+			 uint32_t frame_size, uint32_t n_parts);
 void umem_area_fini(struct umem_area *u);
 
 static inline uint32_t umem_frames_per_part(const struct umem_area *u)

@@ -13,7 +13,7 @@
 # which runs on EXIT, INT and TERM: namespaces are deleted and every process
 # started with tb_spawn is killed (its whole process group).
 #
-# Use:  source tests/lib/testbed.sh; tb_init; tb_build [--mtu N]
+# Use:  source tests/lib/testbed.sh; tb_init; tb_build [--mtu N] [--queues N]
 #       tb_exec GW cmd...       run in the gateway namespace (bpffs mounted)
 #       tb_spawn NAME GW cmd... run in the background, output to $TB_DIR/NAME.log
 #
@@ -122,28 +122,39 @@ tb_cleanup() {
 	return $rc
 }
 
-# tb_build [--mtu N] [--gw-mtu N] [--no-pass-prog]
+# tb_build [--mtu N] [--gw-mtu N] [--queues N] [--no-pass-prog]
+#   --queues N  every veth end (a0, gw0, gw1, b0) gets N TX and N RX queues
+#               (default 1). veth hands an skb to the peer's RX queue with
+#               the index of the TX queue it was sent on (XPS, else the flow
+#               hash; AF_XDP copy-mode TX: the socket's queue), and an XDP
+#               frame redirected into it to queue (sending CPU % N).
 tb_build() {
-	local mtu=1500 gw_mtu="" pass=1
+	local mtu=1500 gw_mtu="" pass=1 queues=1
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--mtu) mtu=$2; shift ;;
 		--gw-mtu) gw_mtu=$2; shift ;;
+		--queues) queues=$2; shift ;;
 		--no-pass-prog) pass=0 ;;
 		*) tb_die "tb_build: unknown option $1" ;;
 		esac
 		shift
 	done
 	gw_mtu=${gw_mtu:-$mtu}
+	case "$queues" in
+	'' | *[!0-9]* | 0*) tb_die "tb_build: --queues wants a positive number, got '$queues'" ;;
+	esac
+	# Both ends of a pair: the options before "peer" are the local end's.
+	local qopt=(numtxqueues "$queues" numrxqueues "$queues")
 	local ns
 	for ns in "$TB_A" "$TB_GW" "$TB_B"; do
 		ip netns add "$ns" || tb_die "ip netns add $ns"
 		ip -n "$ns" link set lo up
 	done
-	ip link add a0 netns "$TB_A" address $TB_MAC_A type veth peer name gw0 netns "$TB_GW" ||
-		tb_die "veth a0-gw0"
-	ip link add b0 netns "$TB_B" address $TB_MAC_B type veth peer name gw1 netns "$TB_GW" ||
-		tb_die "veth b0-gw1"
+	ip link add a0 netns "$TB_A" address $TB_MAC_A "${qopt[@]}" type veth \
+		peer name gw0 netns "$TB_GW" "${qopt[@]}" || tb_die "veth a0-gw0"
+	ip link add b0 netns "$TB_B" address $TB_MAC_B "${qopt[@]}" type veth \
+		peer name gw1 netns "$TB_GW" "${qopt[@]}" || tb_die "veth b0-gw1"
 	# No DAD/RA noise: addresses are usable at once.
 	for ns in "$TB_A" "$TB_B" "$TB_GW"; do
 		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
@@ -180,15 +191,21 @@ tb_build() {
 }
 
 # tb_config FILE [key: value lines...]: a gateway config for this testbed.
+# Unless the lines give a control: key, the control socket goes into
+# $TB_DIR (never the system's /run/xdplane) and /metrics is off.
 tb_config() {
-	local f=$1
+	local f=$1 l control=0
 	shift
 	{
 		echo "ports:"
 		echo "  - interface: gw0"
 		echo "  - interface: gw1"
-		local l
-		for l in "$@"; do echo "$l"; done
+		for l in "$@"; do
+			echo "$l"
+			case "$l" in control:*) control=1 ;; esac
+		done
+		[ $control -eq 1 ] ||
+			echo "control: {socket: \"$TB_DIR/$(basename "$f" .yaml).sock\", metrics_listen: \"\"}"
 	} >"$f"
 }
 

@@ -104,9 +104,37 @@ static const struct bad_case bad_cases[] = {
 	 "ports[0].interface: not a valid interface name (got 'a/b')"},
 	/* numbers */
 	{"queues_zero", PORTS "queues: 0\n",
-	 "t.yaml:4:9: ", "queues: must be between 1 and 64 (got 0)"},
+	 "t.yaml:4:9: ", "queues: must be between 1 and 64, or auto (got 0)"},
 	{"queues_65", PORTS "queues: 65\n",
-	 "t.yaml:4:9: ", "queues: must be between 1 and 64 (got 65)"},
+	 "t.yaml:4:9: ", "queues: must be between 1 and 64, or auto (got 65)"},
+	{"queues_huge", PORTS "queues: 99999999999\n", "t.yaml:4:9: ",
+	 "queues: must be between 1 and 64, or auto (got 99999999999)"},
+	/* queues is a number or the word auto, nothing else */
+	{"queues_word", PORTS "queues: two\n", "t.yaml:4:9: ",
+	 "queues: expected a number of queues from 1 to 64, or auto for the "
+	 "NIC's channel count (got 'two')"},
+	{"queues_auto_case", PORTS "queues: Auto\n", "t.yaml:4:9: ",
+	 "queues: expected a number of queues from 1 to 64, or auto for the "
+	 "NIC's channel count (got 'Auto')"},
+	{"queues_fraction", PORTS "queues: 1.5\n", "t.yaml:4:9: ",
+	 "queues: expected a number of queues from 1 to 64, or auto"},
+	{"queues_octal", PORTS "queues: 010\n", "t.yaml:4:9: ",
+	 "queues: expected a number of queues from 1 to 64, or auto"},
+	{"queues_negative", PORTS "queues: -2\n", "t.yaml:4:9: ",
+	 "queues: expected a number of queues from 1 to 64, or auto"},
+	{"queues_empty", PORTS "queues:\n", "t.yaml:4:8: ",
+	 "queues: expected a number of queues from 1 to 64, or auto for the "
+	 "NIC's channel count (got nothing)"},
+	{"queues_list", PORTS "queues: [2]\n", "t.yaml:4:9: ",
+	 "queues: expected a number of queues from 1 to 64, or auto for the "
+	 "NIC's channel count (got a list)"},
+	/* umem.hugepages: true or false */
+	{"hugepages_word", PORTS "umem:\n  hugepages: yes\n",
+	 "t.yaml:5:14: ", "umem.hugepages: expected true or false (got 'yes')"},
+	{"hugepages_number", PORTS "umem: {frames: 32768, hugepages: 1}\n",
+	 "t.yaml:4:34: ", "umem.hugepages: expected true or false (got '1')"},
+	{"hugepages_empty", PORTS "umem:\n  hugepages:\n", "t.yaml:5:13: ",
+	 "umem.hugepages: expected true or false (got nothing)"},
 	{"ring_not_pow2", PORTS "rings:\n  fill: 3000\n", "t.yaml:5:9: ",
 	 "rings.fill: must be a power of two from 64 to 65536 descriptors "
 	 "(got 3000); try 2048 or 4096"},
@@ -158,17 +186,17 @@ static const struct bad_case bad_cases[] = {
 	{"unknown_far", PORTS "colour: blue\n", "t.yaml:4:1: ",
 	 "unknown key 'colour'; the keys at the top are: ports, queues,"},
 	/* libcyaml: wrong types */
-	{"type_word", PORTS "queues: two\n", "t.yaml:4:9: ",
-	 "queues: expected a plain decimal number from 0 to 4294967295 "
+	{"type_word", PORTS "poll:\n  batch: two\n", "t.yaml:5:10: ",
+	 "poll.batch: expected a plain decimal number from 0 to 4294967295 "
 	 "(got 'two')"},
-	{"type_fraction", PORTS "queues: 1.5\n",
-	 "t.yaml:4:9: ", "queues: expected a plain decimal number"},
-	{"type_octal", PORTS "queues: 010\n",
-	 "t.yaml:4:9: ", "queues: expected a plain decimal number"},
+	{"type_fraction", PORTS "poll:\n  batch: 1.5\n",
+	 "t.yaml:5:10: ", "poll.batch: expected a plain decimal number"},
+	{"type_octal", PORTS "poll:\n  batch: 010\n",
+	 "t.yaml:5:10: ", "poll.batch: expected a plain decimal number"},
 	{"type_negative", PORTS "poll: {busy_us: -1}\n",
 	 "t.yaml:4:17: ", "poll.busy_us: expected a plain decimal number"},
-	{"type_empty", PORTS "queues:\n", "t.yaml:4:8: ",
-	 "queues: expected a plain decimal number from 0 to 4294967295 "
+	{"type_empty", PORTS "poll:\n  batch:\n", "t.yaml:5:9: ",
+	 "poll.batch: expected a plain decimal number from 0 to 4294967295 "
 	 "(got nothing)"},
 	{"type_scalar_for_mapping", PORTS "rings: 3\n", "t.yaml:4:8: ",
 	 "rings: expected a mapping with the keys fill, completion, rx, tx, "
@@ -821,6 +849,7 @@ static void test_full(void **state)
 				   "  frames: 16384\n"
 				   "  frame_size: 2048\n"
 				   "  headroom: 128\n"
+				   "  hugepages: true\n"
 				   "poll:\n"
 				   "  busy_us: 50\n"
 				   "  batch: 32\n"
@@ -844,6 +873,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg->umem.frames, 16384);
 	assert_int_equal(cfg->umem.frame_size, 2048);
 	assert_int_equal(cfg->umem.headroom, 128);
+	assert_true(cfg->umem.hugepages);
 	assert_int_equal(cfg->poll.busy_us, 50);
 	assert_int_equal(cfg->poll.batch, 32);
 	assert_int_equal(cfg->n_cpus, 3);
@@ -910,6 +940,7 @@ static void assert_defaults(const struct xdplane_config *cfg)
 	assert_int_equal(cfg->umem.frames, 32768);
 	assert_int_equal(cfg->umem.frame_size, 4096);
 	assert_int_equal(cfg->umem.headroom, 0);
+	assert_false(cfg->umem.hugepages);
 	assert_int_equal(cfg->poll.busy_us, 20);
 	assert_int_equal(cfg->poll.batch, 64);
 	assert_int_equal(cfg->n_cpus, 0);
@@ -940,6 +971,48 @@ static void test_zeros_kept(void **state)
 	(void)state;
 	assert_int_equal(cfg->poll.busy_us, 0);
 	assert_int_equal(cfg->poll.batch, 64);
+	config_free(cfg);
+}
+
+/* queues: auto is stored as CONFIG_QUEUES_AUTO (0); the rule that
+ * umem.frames holds the rings of every queue waits for the channel count
+ * (config_check_queues() at start), so frames: 64 loads here. */
+static void test_queues_auto(void **state)
+{
+	struct xdplane_config *cfg =
+		load_ok(PORTS "queues: auto\numem: {frames: 64}\n");
+	char msg[256] = "";
+
+	(void)state;
+	assert_int_equal(cfg->queues, CONFIG_QUEUES_AUTO);
+	assert_int_equal(cfg->queues, 0);
+	assert_int_equal(cfg->umem.frames, 64);
+	assert_int_equal(config_check_queues(cfg, 1, msg, sizeof(msg)), -1);
+	assert_string_equal(msg,
+			    "umem.frames: need at least 2 * queues 1 * "
+			    "(rings.fill 4096 + rings.tx 2048 + rings.handoff "
+			    "4096) = 20480 (got 64); set umem.frames to "
+			    "32768, or lower queues or those rings");
+	assert_int_equal(config_check_queues(cfg, 0, msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "queues: must be between 1 and 64 (got 0)");
+	assert_int_equal(config_check_queues(cfg, 65, msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "queues: must be between 1 and 64 (got 65)");
+	config_free(cfg);
+
+	/* the defaults hold one queue (20480 frames of 32768), not two */
+	cfg = load_ok(PORTS "queues: 'auto'\n");
+	assert_int_equal(cfg->queues, CONFIG_QUEUES_AUTO);
+	msg[0] = '\0';
+	assert_int_equal(config_check_queues(cfg, 1, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	assert_int_equal(config_check_queues(cfg, 2, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "= 40960 (got 32768); set umem.frames "
+				    "to 65536"));
+	config_free(cfg);
+
+	/* a number is still checked at load */
+	cfg = load_ok(PORTS "queues: 1\n");
+	assert_int_equal(cfg->queues, 1);
 	config_free(cfg);
 }
 
@@ -1498,6 +1571,7 @@ static void test_dump_round_trip(void **state)
 		"handoff: 1024}\n"
 		"umem: {frames: 16384, frame_size: 2048, headroom: 64}\n"
 		"poll: {busy_us: 0, batch: 1}\nworkers: {cpus: [7, 0, 200]}\n",
+		PORTS "queues: auto\numem: {frames: 64, hugepages: true}\n",
 		qos_full,
 		PORTS
 		"control: {socket: '', socket_group: adm, "
@@ -1552,6 +1626,9 @@ static void test_dump_text(void **state)
 				     "xdp_mode: auto\nbind_mode: auto\n"
 				     "failure_mode: open\nrings:\n"
 				     "  fill: 4096\n"));
+	assert_non_null(strstr(text, "umem:\n  frames: 32768\n"
+				     "  frame_size: 4096\n  headroom: 0\n"
+				     "  hugepages: false\n"));
 	assert_non_null(strstr(text,
 			       "workers:\n  cpus: [1, 0]\n"
 			       "overhead: 24\nclasses:\n"
@@ -1564,6 +1641,25 @@ static void test_dump_text(void **state)
 			       "default_class: 'default'\n"
 			       "malformed: default\ndcqcn:\n"));
 	free(text);
+	config_free(cfg);
+}
+
+/* queues: auto and umem.hugepages are dumped as written. */
+static void test_dump_queues_auto(void **state)
+{
+	struct xdplane_config *cfg =
+		load_ok(PORTS "queues: auto\numem: {hugepages: True}\n");
+	struct xdplane_config *back;
+	char *text;
+
+	(void)state;
+	back = dump_and_reload(cfg, &text);
+	assert_non_null(strstr(text, "\nqueues: auto\n"));
+	assert_non_null(strstr(text, "  headroom: 0\n  hugepages: true\n"));
+	assert_int_equal(back->queues, CONFIG_QUEUES_AUTO);
+	assert_true(back->umem.hugepages);
+	free(text);
+	config_free(back);
 	config_free(cfg);
 }
 
@@ -2463,9 +2559,11 @@ int main(void)
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_zeros_kept),
+		cmocka_unit_test(test_queues_auto),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_dump_round_trip),
 		cmocka_unit_test(test_dump_text),
+		cmocka_unit_test(test_dump_queues_auto),
 		cmocka_unit_test(test_check_system),
 		cmocka_unit_test(test_shipped_config),
 		cmocka_unit_test(test_shipped_round_trip),

@@ -43,7 +43,8 @@
 	"failure_mode: closed\n"                                               \
 	"rings: {fill: 2048, completion: 1024, rx: 512, tx: 1024, "            \
 	"handoff: 2048}\n"                                                     \
-	"umem: {frames: 32768, frame_size: 4096, headroom: 64}\n"              \
+	"umem: {frames: 32768, frame_size: 4096, headroom: 64, "               \
+	"hugepages: true}\n"                                                   \
 	"poll: {busy_us: 30, shaper_spin_us: 400, batch: 32}\n"                \
 	"workers: {cpus: [2, 3]}\n"                                            \
 	"overhead: 20\n"                                                       \
@@ -230,6 +231,8 @@ static const struct mutation mutations[] = {
 	COLD(ports[0].interface, "ports[0].interface"),
 	COLD(ports[1].interface[3], "ports[1].interface"),
 	COLD(queues, "queues"),
+	/* 2 -> auto: the channel count, read at start */
+	{"queues (auto)", OFF(queues), 2, "queues", NULL, true},
 	COLD(xdp_mode, "xdp_mode"),
 	COLD(bind_mode, "bind_mode"),
 	COLD(failure_mode, "failure_mode"),
@@ -241,6 +244,7 @@ static const struct mutation mutations[] = {
 	COLD(umem.frames, "umem.frames"),
 	COLD(umem.frame_size, "umem.frame_size"),
 	COLD(umem.headroom, "umem.headroom"),
+	COLD(umem.hugepages, "umem.hugepages"), /* true -> false */
 	COLD(poll.busy_us, "poll.busy_us"),
 	COLD(poll.shaper_spin_us, "poll.shaper_spin_us"),
 	COLD(poll.batch, "poll.batch"),
@@ -366,6 +370,8 @@ static void test_mutations(void **state)
 
 	(void)state;
 	/* the base is what the comments above say */
+	assert_int_equal(a->queues, 2);
+	assert_true(a->umem.hugepages);
 	assert_int_equal(a->n_cpus, 2);
 	assert_int_equal(a->qos.n_classes, 4);
 	assert_int_equal(a->qos.n_rules, 3);
@@ -413,10 +419,10 @@ static void test_struct_sizes(void **state)
 		const char *name;
 		size_t size, was;
 	} sizes[] = {
-		{"struct xdplane_config", sizeof(struct xdplane_config), 7560},
+		{"struct xdplane_config", sizeof(struct xdplane_config), 7568},
 		{"struct config_port", sizeof(struct config_port), 16},
 		{"struct config_rings", sizeof(struct config_rings), 20},
-		{"struct config_umem", sizeof(struct config_umem), 12},
+		{"struct config_umem", sizeof(struct config_umem), 16},
 		{"struct config_poll", sizeof(struct config_poll), 12},
 		{"struct config_control", sizeof(struct config_control), 392},
 		{"struct qos_policy", sizeof(struct qos_policy), 5656},

@@ -126,7 +126,7 @@ static int setup(void **state)
 	memset(f, 0, sizeof(*f));
 
 	/* 2 partitions of 512 frames; this test uses partition 0 (A's). */
-	assert_int_equal(umem_area_init(&f->umem, 1024, 2048, 2), 0);
+	assert_int_equal(umem_area_init_plain(&f->umem, 1024, 2048, 2), 0);
 	fake_socket_init(&f->a, 0);
 	fake_socket_init(&f->b, 0);
 	assert_int_equal(handoff_ring_init(&f->ho, 64), 0);
