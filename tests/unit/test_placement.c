@@ -697,9 +697,34 @@ static void test_hwloc_this_machine(void **state)
  */
 
 /* The /proc/self/numa_maps line of the mapping at base, or "". */
+/* Start of the mapping that holds addr: the kernel may merge an area
+ * with a neighbour of the same kind (it does under ASan), so the area's
+ * numa_maps line can start before it. */
+static uintptr_t vma_start(const void *addr)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long long lo, hi;
+	uintptr_t start = (uintptr_t)addr;
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return start;
+	while (getline(&line, &cap, f) > 0)
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 &&
+		    lo <= (uintptr_t)addr && (uintptr_t)addr < hi) {
+			start = (uintptr_t)lo;
+			break;
+		}
+	free(line);
+	fclose(f);
+	return start;
+}
+
 static void numa_maps_line(const void *base, char *buf, size_t size)
 {
 	FILE *f = fopen("/proc/self/numa_maps", "re");
+	uintptr_t start = vma_start(base);
 	char *line = NULL;
 	size_t cap = 0;
 
@@ -707,7 +732,7 @@ static void numa_maps_line(const void *base, char *buf, size_t size)
 	if (!f)
 		return;
 	while (getline(&line, &cap, f) > 0)
-		if (strtoull(line, NULL, 16) == (uintptr_t)base) {
+		if (strtoull(line, NULL, 16) == start) {
 			snprintf(buf, size, "%s", line);
 			break;
 		}
