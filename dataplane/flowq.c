@@ -38,8 +38,11 @@ static double read_f64(const uint64_t *src)
 	return v;
 }
 
-static void publish(struct flowq_flow *f)
+/* The flow's RP state moved: cache the time one byte takes at R_C (the
+ * per-frame arithmetic is then a multiplication) and publish the rates. */
+static void rate_moved(struct flowq_flow *f)
 {
+	f->ns_per_byte = 8e9 / f->rp.rc;
 	pub_f64(&f->pub_rc, f->rp.rc);
 	pub_f64(&f->pub_rt, f->rp.rt);
 	pub_f64(&f->pub_alpha, f->rp.alpha);
@@ -151,7 +154,7 @@ static void recompute_next_tx(struct flowq *q, struct flowq_flow *f)
 {
 	f->next_tx_ns =
 		f->last_len ? f->last_tx_ns + (uint64_t)((double)f->last_len *
-							 8e9 / f->rp.rc)
+							 f->ns_per_byte)
 			    : 0;
 }
 
@@ -222,8 +225,8 @@ void flowq_set_params(struct flowq *q, const struct qos_dcqcn *cfg,
 			f->rp.rt = line_bps;
 		if (f->rp.rc > line_bps)
 			f->rp.rc = line_bps;
+		rate_moved(f);
 		recompute_next_tx(q, f);
-		publish(f);
 	}
 }
 
@@ -272,7 +275,7 @@ static uint32_t flow_create(struct flowq *q, const struct flowq_key *k,
 	ctr_set(&f->cnps_internal, 0);
 	ctr_set(&f->cnps_hint, 0);
 	ctr_set(&f->cnps_sent, 0);
-	publish(f);
+	rate_moved(f);
 	key_store(f, k, true);
 	q->index[pos] = fid;
 	q->n_flows++;
@@ -343,16 +346,16 @@ static bool catch_up(struct flowq *q, struct flowq_flow *f, uint64_t now_ns)
 	dcqcn_rp_catch_up(&f->rp, &q->par, now_ns); /* bounded time */
 	if (f->rp.rc == rc)
 		return false;
+	rate_moved(f);
 	recompute_next_tx(q, f);
-	publish(f);
 	return true;
 }
 
 static void rp_cnp(struct flowq *q, struct flowq_flow *f, uint64_t now_ns)
 {
 	dcqcn_rp_on_cnp(&f->rp, &q->par, now_ns);
+	rate_moved(f);
 	recompute_next_tx(q, f);
-	publish(f);
 }
 
 /* ---- the frames of a flow ---- */
@@ -499,14 +502,15 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 	f->bytes -= out->d.len;
 	/* Sent on time (within one frame time of when it could go): keep
 	 * the exact cadence; late: no credit for the time lost. */
-	gap = (uint64_t)((double)out->d.len * 8e9 / f->rp.rc);
+	gap = (uint64_t)((double)out->d.len * f->ns_per_byte);
 	f->last_tx_ns = f->next_tx_ns && now_ns <= f->next_tx_ns + gap
 				? f->next_tx_ns
 				: now_ns;
 	f->last_len = out->d.len;
-	dcqcn_rp_on_sent(&f->rp, &q->par, out->d.len, now_ns);
+	if (dcqcn_rp_on_sent(&f->rp, &q->par, out->d.len, now_ns) !=
+	    DCQCN_EV_NONE)
+		rate_moved(f); /* a byte-counter increase */
 	recompute_next_tx(q, f);
-	publish(f);
 	ctr_add(&f->sent_packets, 1);
 	ctr_add(&f->sent_bytes, out->d.len);
 	q->cursor = f->next; /* one frame per turn */
@@ -526,7 +530,7 @@ uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns)
 		 * for the port, not for its gate */
 		if (f->last_len &&
 		    now_ns >= f->next_tx_ns + (uint64_t)((double)f->last_len *
-							 8e9 / f->rp.rc))
+							 f->ns_per_byte))
 			bytes += f->bytes;
 		else if (!f->last_len && now_ns >= f->next_tx_ns)
 			bytes += f->bytes; /* never sent: its gate is open */

@@ -83,6 +83,7 @@ struct flowq_flow {
 	uint32_t prev, next; /* round-robin ring of active flows; free list */
 	uint64_t last_tx_ns, next_tx_ns, idle_since_ns;
 	uint32_t last_len;
+	double ns_per_byte; /* 8e9 / R_C, refreshed when R_C moves */
 	uint32_t psn_last; /* last PSN seen towards the receiver (qp key) */
 	bool psn_seen;
 	struct dcqcn_rp rp;
