@@ -8,15 +8,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "compiler.h"
 #include "conn.h"
 #include "log.h"
 
 uint64_t conn_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return mono_ns();
 }
 
 static void unlink_conn(struct conn *c)

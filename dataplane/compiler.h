@@ -12,6 +12,7 @@
 #define XDPLANE_COMPILER_H
 
 #include <stdint.h>
+#include <time.h>
 
 #define CACHELINE 64
 #define __cacheline_aligned __attribute__((aligned(CACHELINE)))
@@ -37,6 +38,16 @@ static inline void ctr_set(ctr_t *c, uint64_t v)
 static inline uint64_t ctr_read(const ctr_t *c)
 {
 	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+/* CLOCK_MONOTONIC in nanoseconds: the one clock every task and the
+ * control thread read (a vDSO call, no syscall). */
+static inline uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static inline void cpu_relax(void)

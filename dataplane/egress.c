@@ -15,8 +15,6 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 		     const struct qos_policy *pol, int port,
 		     uint32_t max_queued)
 {
-	struct timespec ts;
-
 	memset(t, 0, sizeof(*t));
 	t->xq = xq;
 	t->umem = umem;
@@ -25,10 +23,8 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 	t->port = port;
 	t->dcq = &pol->dcqcn;
 	t->np_wake_fd = -1;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return sched_init_reloadable(&t->sched, pol, port, max_queued,
-				     (uint64_t)ts.tv_sec * 1000000000ull +
-					     ts.tv_nsec);
+				     mono_ns());
 }
 
 void egress_task_fini(struct egress_task *t)
@@ -257,13 +253,11 @@ uint32_t egress_task_poll(struct egress_task *t)
 {
 	struct frame_desc descs[EGRESS_MAX_BATCH];
 	struct xdp_desc *txd;
-	struct timespec ts;
 	uint32_t work, room, got = 0, idx = 0, i;
 	uint64_t bytes = 0, now;
 
 	work = reap_completions(t);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	now = mono_ns(); /* once per pass */
 	if (unlikely(t->sched.fq_mask))
 		work += take_feedback(t, now);
 	work += take_handoffs(t, now);
@@ -300,11 +294,8 @@ uint32_t egress_task_poll(struct egress_task *t)
 
 int egress_task_reconfigure(struct egress_task *t, const struct qos_policy *pol)
 {
-	struct timespec ts;
-	uint64_t now;
+	uint64_t now = mono_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	while (take_handoffs(t, now))
 		;
 	return sched_reconfigure(&t->sched, pol, t->port, now);

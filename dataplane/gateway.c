@@ -884,14 +884,6 @@ const char *gateway_port_name(const struct gateway *gw, int port)
  * eventfd wakes it; a worker that misses this is stuck, not slow. */
 #define GW_RELOAD_WAIT_NS 2000000000ull
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 		   char *errbuf, size_t errlen)
 {

@@ -17,14 +17,6 @@
 
 #define WORKER_DRAIN_NS 1000000000ull
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
 		uint32_t shaper_spin_us, struct policy_gen **live)
 {
@@ -146,10 +138,10 @@ static void sleep_until_work(struct worker *w, uint64_t now)
 /* Stop requested: run until nothing is in flight, for at most a second. */
 static void drain(struct worker *w)
 {
-	uint64_t deadline = now_ns() + WORKER_DRAIN_NS;
+	uint64_t deadline = mono_ns() + WORKER_DRAIN_NS;
 	uint32_t quiet = 0;
 
-	while (now_ns() < deadline && quiet < 3) {
+	while (mono_ns() < deadline && quiet < 3) {
 		if (run_tasks(w) || tx_pending(w))
 			quiet = 0;
 		else
@@ -176,10 +168,10 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		if (!idle_since) {
-			idle_since = now_ns();
+			idle_since = mono_ns();
 			continue;
 		}
-		now = now_ns();
+		now = mono_ns();
 		if (now - idle_since < busy_ns) {
 			cpu_relax();
 			continue;

@@ -461,14 +461,6 @@ struct ctx {
 	const char *stage;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The egress task's clock read, once per burst. */
 static inline uint64_t clock_next(struct ctx *x)
 {
