@@ -81,6 +81,7 @@
 #include "netutil.h"
 #include "pkt_parse.h"
 #include "roce.h"
+#include "roce_udp.h"
 
 #define RP_MAX_PAYLOAD 9000
 #define RP_HEADROOM 48 /* pseudo IPv6 (40) + UDP (8) header for the ICRC */
@@ -185,7 +186,7 @@ static size_t l2_l4_len(int family)
 
 static size_t pseudo_hdr_len(int family)
 {
-	return family == 4 ? 28 : 48;
+	return roce_udp_pseudo_len(family);
 }
 
 static void wr16(uint8_t *p, uint32_t v)
@@ -194,34 +195,21 @@ static void wr16(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)v;
 }
 
-/*
- * Write at h the IP + UDP header the kernel sends a UDP payload of n bytes
- * with, from src to dst, as far as the ICRC sees it: the variant fields
- * (TOS, TTL, checksums, flow label) are left 0, the ICRC masks them.
- */
+static struct roce_udp_ep udp_ep(const struct endpoint *e)
+{
+	struct roce_udp_ep u = {.family = e->family, .port = e->port};
+
+	memcpy(u.addr, e->addr, sizeof(u.addr));
+	return u;
+}
+
+/* The IP + UDP header as the ICRC sees it (roce_udp.h). */
 static void write_pseudo_hdr(uint8_t *h, const struct endpoint *src,
 			     const struct endpoint *dst, size_t n)
 {
-	uint8_t *udp = h + pseudo_hdr_len(src->family) - 8;
+	struct roce_udp_ep s = udp_ep(src), d = udp_ep(dst);
 
-	memset(h, 0, pseudo_hdr_len(src->family));
-	if (src->family == 4) {
-		h[0] = 0x45;
-		wr16(h + 2, (uint32_t)(20 + 8 + n));
-		wr16(h + 6, 0x4000); /* DF; identification 0 */
-		h[9] = IPPROTO_UDP;
-		memcpy(h + 12, src->addr, 4);
-		memcpy(h + 16, dst->addr, 4);
-	} else {
-		h[0] = 0x60;
-		wr16(h + 4, (uint32_t)(8 + n));
-		h[6] = IPPROTO_UDP;
-		memcpy(h + 8, src->addr, 16);
-		memcpy(h + 24, dst->addr, 16);
-	}
-	wr16(udp, src->port);
-	wr16(udp + 2, dst->port);
-	wr16(udp + 4, (uint32_t)(8 + n));
+	roce_udp_pseudo_hdr(h, &s, &d, n);
 }
 
 /*
@@ -231,16 +219,9 @@ static void write_pseudo_hdr(uint8_t *h, const struct endpoint *src,
 static bool icrc_seal(uint8_t *p, size_t n, const struct endpoint *src,
 		      const struct endpoint *dst)
 {
-	size_t hl = pseudo_hdr_len(src->family);
-	uint32_t crc;
+	struct roce_udp_ep s = udp_ep(src), d = udp_ep(dst);
 
-	if (n < BTH_LEN + ROCE_ICRC_LEN || src->family != dst->family)
-		return false;
-	write_pseudo_hdr(p - hl, src, dst, n);
-	if (!roce_icrc(p - hl, hl + n - ROCE_ICRC_LEN, src->family, &crc))
-		return false;
-	roce_icrc_put(p + n - ROCE_ICRC_LEN, crc);
-	return true;
+	return roce_udp_seal(p, n, &s, &d);
 }
 
 /* ---- reply payloads (receiver) ---- */
