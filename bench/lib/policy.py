@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""policy.py - the one traffic policy of bench/run, written once and
+rendered twice: as an xdplane config (xdplane_yaml) and as the HTB tree that
+carries the same classes, levels, rates and rules on Linux (htb_classes,
+HTB_RULES for racks.htb_tree). Only what both can express is used: classes
+by level with ceilings, rules on protocol, ports and the BTH opcode.
+
+  cnp      level 0, ceil 5 %   RoCEv2 CNPs (UDP 4791, BTH opcode 0x81)
+  roce     level 1, ceil 90 %  RoCEv2 (UDP 4791); ECN marking (RED) in
+                               xdplane when asked, DCQCN flows when asked
+  default  level 2             everything else (TCP ACKs of storage, ...)
+  storage  level 3             NFS-port TCP (2049) and the UDP bursts (2050)
+"""
+
+CLASSES = [
+    {"name": "cnp", "level": 0, "ceil_pct": 5},
+    {"name": "roce", "level": 1, "ceil_pct": 90},
+    {"name": "default", "level": 2, "ceil_pct": 0},
+    {"name": "storage", "level": 3, "ceil_pct": 0},
+]
+RULES = [
+    {"class": "cnp", "match": {"proto": 17, "dport": 4791,
+                               "bth_opcode": 0x81}},
+    {"class": "roce", "match": {"proto": 17, "dport": 4791}},
+    {"class": "storage", "match": {"proto": 6, "dport": 2049}},
+    {"class": "storage", "match": {"proto": 6, "sport": 2049}},
+    {"class": "storage", "match": {"proto": 17, "dport": 2050}},
+]
+PROTO_NAME = {6: "tcp", 17: "udp"}
+
+
+def xdplane_yaml(rate_bps, limit_bytes, socket, ecn, dcqcn, line_bps):
+    """The daemon's config: ports gw0/gw1 shaped to rate_bps, overhead 0
+    (the hosts' frames include their 4-byte tag; the Linux shapers add
+    `overhead 4` for it), every class queue limit_bytes deep."""
+    y = ["ports:",
+         f"  - {{interface: gw0, rate: {rate_bps}bit}}",
+         f"  - {{interface: gw1, rate: {rate_bps}bit}}",
+         "overhead: 0",
+         f"control: {{socket: \"{socket}\", metrics_listen: \"\"}}",
+         "classes:"]
+    for c in CLASSES:
+        line = f"  - {{name: {c['name']}, level: {c['level']}, " \
+               f"limit_bytes: {limit_bytes}"
+        if c["ceil_pct"]:
+            line += f", ceil: {c['ceil_pct']}%"
+        if c["name"] == "roce":
+            if ecn:
+                line += ", ecn: {kmin: 30KB, kmax: 300KB, pmax: 1%}"
+            if dcqcn:
+                line += ", dcqcn: true"
+        y.append(line + "}")
+    y.append("rules:")
+    for r in RULES:
+        m = ", ".join(f"{k}: {PROTO_NAME[v] if k == 'proto' else v}"
+                      for k, v in r["match"].items())
+        y.append(f"  - {{class: {r['class']}, match: {{{m}}}}}")
+    y.append("default_class: default")
+    if dcqcn:
+        y += ["dcqcn:", "  profile: paper", f"  line_rate: {line_bps}bit",
+              f"  min_rate: {max(line_bps // 100, 1000000)}bit"]
+    return "\n".join(y) + "\n"
+
+
+def htb_classes(rate_bps):
+    """Classes for racks.htb_tree: the strict-priority roce class is
+    guaranteed its ceiling (what xdplane's strict level gives it), the
+    others borrow up to the port rate."""
+    out = []
+    for c in CLASSES:
+        ceil = rate_bps * c["ceil_pct"] // 100
+        out.append({"name": c["name"], "level": c["level"], "ceil_bps": ceil,
+                    "min_bps": 0, "guarantee": c["name"] in ("roce", "cnp")})
+    return out
