@@ -70,7 +70,7 @@ struct opts {
 	struct coll_params job;
 	struct rc_cfg cfg;
 	const char *cc, *profile;
-	uint64_t start_at, timeout_s, linger_ms, cnp_interval_us;
+	uint64_t start_at, timeout_s, linger_ms, cnp_interval_us, timescale;
 	unsigned int dscp, prio;
 	bool have_cnp_interval;
 };
@@ -101,6 +101,7 @@ static const char usage_text[] =
 	"               [--rto-us US] [--line-rate RATE] [--cc none|dcqcn]\n"
 	"               [--dcqcn-profile paper|connectx] [--cnp-interval-us "
 	"US]\n"
+	"               [--dcqcn-timescale X]\n"
 	"               [--dscp N] [--prio N] [--out FILE] [--timeline FILE]\n"
 	"               [--timeout-s S] [--linger-ms MS]\n"
 	"       rocegen --print-clock\n"
@@ -114,6 +115,9 @@ static const char usage_text[] =
 	"rto 4000 us, line-rate 100Gbit, cc none, profile paper, cnp interval\n"
 	"50 us, dscp 26, prio 3, timeout 120 s, linger 500 ms.\n"
 	"--start-at: absolute CLOCK_MONOTONIC ns (rocegen --print-clock).\n"
+	"--dcqcn-timescale X: a testbed X times slower than the fabric it\n"
+	"stands for: DCQCN's timers and CNP interval x X, its rate steps / X\n"
+	"(bytes unchanged).\n"
 	"Exit: 0 every iteration completed and verified, 1 otherwise, 2 "
 	"usage.\n";
 
@@ -210,6 +214,7 @@ enum {
 	O_CC,
 	O_PROFILE,
 	O_CNPI,
+	O_TIMESCALE,
 	O_DSCP,
 	O_PRIO,
 	O_OUT,
@@ -242,6 +247,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"cc", 1, NULL, O_CC},
 		{"dcqcn-profile", 1, NULL, O_PROFILE},
 		{"cnp-interval-us", 1, NULL, O_CNPI},
+		{"dcqcn-timescale", 1, NULL, O_TIMESCALE},
 		{"dscp", 1, NULL, O_DSCP},
 		{"prio", 1, NULL, O_PRIO},
 		{"out", 1, NULL, O_OUT},
@@ -263,6 +269,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->timeout_s = 120;
 	o->linger_ms = 500;
 	o->cnp_interval_us = 50;
+	o->timescale = 1;
 	o->dscp = 26;
 	o->prio = 3;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -350,6 +357,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				optarg, "--cnp-interval-us", 0, 1000000);
 			o->have_cnp_interval = true;
 			break;
+		case O_TIMESCALE:
+			o->timescale = parse_u(optarg, "--dcqcn-timescale", 1,
+					       1000000);
+			break;
 		case O_DSCP:
 			o->dscp =
 				(unsigned int)parse_u(optarg, "--dscp", 0, 63);
@@ -387,10 +398,13 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage("--rank and --hosts are required", NULL);
 }
 
-/* The DCQCN parameters: the profile's defaults at the line rate, except
- * that on a slow line the steps are capped so the rules still make sense
- * (the paper's R_min of 100 Mbit/s would pin a 100 Mbit/s line): R_min <=
- * line / 100, R_AI <= line / 20, R_HAI <= line / 5. */
+/* The DCQCN parameters: the profile's defaults at the line rate, dilated
+ * by --dcqcn-timescale X (a testbed X times slower than the fabric it
+ * stands for: every timer and the CNP interval x X, every rate step / X,
+ * byte counts unchanged), and on a slow line the steps are capped so the
+ * rules still make sense (the paper's R_min of 100 Mbit/s would pin a
+ * 100 Mbit/s line): R_min <= line / 100, R_AI <= line / 20, R_HAI <=
+ * line / 5. */
 static void setup_cc(struct opts *o)
 {
 	struct dcqcn_params *d = &o->cfg.dcqcn;
@@ -399,13 +413,19 @@ static void setup_cc(struct opts *o)
 	dcqcn_params_default(
 		d, (enum dcqcn_profile)dcqcn_profile_from_name(o->profile),
 		o->cfg.line_bps);
+	d->min_bps /= (double)o->timescale;
+	d->ai_bps /= (double)o->timescale;
+	d->hai_bps /= (double)o->timescale;
+	d->alpha_ns *= o->timescale;
+	d->inc_ns *= o->timescale;
+	d->dec_ns *= o->timescale;
 	if (d->min_bps > o->cfg.line_bps / 100)
 		d->min_bps = o->cfg.line_bps / 100;
 	if (d->ai_bps > o->cfg.line_bps / 20)
 		d->ai_bps = o->cfg.line_bps / 20;
 	if (d->hai_bps > o->cfg.line_bps / 5)
 		d->hai_bps = o->cfg.line_bps / 5;
-	d->np_interval_ns = o->cnp_interval_us * 1000;
+	d->np_interval_ns = o->cnp_interval_us * 1000 * o->timescale;
 	o->cfg.cc_dcqcn = !strcmp(o->cc, "dcqcn");
 	if (dcqcn_params_check(d, &why)) {
 		fprintf(stderr, PROG ": DCQCN parameters: %s\n", why);

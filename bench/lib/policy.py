@@ -29,7 +29,8 @@ RULES = [
 PROTO_NAME = {6: "tcp", 17: "udp"}
 
 
-def xdplane_yaml(rate_bps, limit_bytes, socket, ecn, dcqcn, line_bps):
+def xdplane_yaml(rate_bps, limit_bytes, socket, ecn, dcqcn, line_bps,
+                 timescale=1):
     """The daemon's config: ports gw0/gw1 shaped to rate_bps, overhead 0
     (the hosts' frames include their 4-byte tag; the Linux shapers add
     `overhead 4` for it), every class queue limit_bytes deep."""
@@ -57,8 +58,20 @@ def xdplane_yaml(rate_bps, limit_bytes, socket, ecn, dcqcn, line_bps):
         y.append(f"  - {{class: {r['class']}, match: {{{m}}}}}")
     y.append("default_class: default")
     if dcqcn:
+        # The paper profile, dilated like the hosts' (rocegen
+        # --dcqcn-timescale): this testbed runs `timescale` times slower
+        # than the fabric it stands for, so every timer and the CNP
+        # interval are that much longer and every rate step that much
+        # smaller; bytes (byte counter, queue thresholds) stay.
+        x = timescale
         y += ["dcqcn:", "  profile: paper", f"  line_rate: {line_bps}bit",
-              f"  min_rate: {max(line_bps // 100, 1000000)}bit"]
+              f"  min_rate: {min(100_000_000 // x, line_bps // 100)}bit",
+              f"  rate_ai: {min(40_000_000 // x, line_bps // 20)}bit",
+              f"  rate_hai: {min(200_000_000 // x, line_bps // 5)}bit",
+              f"  alpha_timer: {55 * x}us",
+              f"  increase_timer: {55 * x}us",
+              f"  cnp_interval: {50 * x}us",
+              f"  flow_idle: {min(100 * x, 60000)}ms"]
     return "\n".join(y) + "\n"
 
 

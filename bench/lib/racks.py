@@ -172,9 +172,12 @@ class Racks:
 
     def _veth_common(self, ns, dev):
         # Tags in the frame's bytes, software checksums (a frame that leaves
-        # through AF_XDP has no checksum offload state left to complete).
+        # through AF_XDP has no checksum offload state left to complete),
+        # no segmentation offload: every shaper, Linux's and xdplane's,
+        # sees and charges the frames the wire would carry.
         self.run.cmd(["ethtool", "-K", dev, "txvlan", "off", "rxvlan", "off",
-                      "tx", "off"], ns=ns, check=False)
+                      "tx", "off", "gso", "off", "gro", "off"], ns=ns,
+                     check=False)
 
     def gw_ports_up(self):
         self.wait_links([self.ns_gw] + list(self.ns_tor.values()))

@@ -11,10 +11,12 @@ Definitions (all times CLOCK_MONOTONIC, which the hosts stamp with):
                    x 1518 / 1448: full-size segments with timestamps and
                    the 802.1Q tag; UDP + 46 bytes per datagram)
   left capacity    the link rate minus the collective's A -> B frame bits in
-                   the window (the ranks of rack A sending to rack B:
-                   rocegen timelines; ACK/CNP frames, < 1 % of it, are not
-                   counted), per second
+                   the window (received by the ranks of rack B from rack A,
+                   retransmissions included: rocegen timelines; ACK/CNP
+                   frames, < 1 % of it, are not counted), per second
   share            storage frame bits / left capacity
+  share (gw)       the same from the gateway's own per-class byte counters
+                   on gw1 (xdplane, HTB): storage / (rate - other classes)
   queue            the gateway's egress queue on gw1 (A -> B) and gw0 (B -> A)
                    sampled every 50 ms: max and p99 of the RoCE class
                    (xdplane: class roce, HTB: its class 1:b, FIFO: the one
@@ -81,12 +83,16 @@ def _merge_hists(hists):
     return sorted([u, c] for u, c in m.items())
 
 
+def _fp(r, name):
+    return r.files.get(name, "/nonexistent")
+
+
 def analyse_run(r, rcs, gw_rc, o):
     sc, bed = r.sc, r.bed
     res = {"scenario": sc.name, "job": sc.job, "kind": sc.kind,
            "gateway": sc.gateway, "rep": r.rep, "tag": r.tag,
            "rank_rcs": rcs, "gw_rc": gw_rc}
-    ranks = [_read_json(r.files[f"rank{h.rank}.json"]) for h in bed.gpus]
+    ranks = [_read_json(_fp(r, f"rank{h.rank}.json")) for h in bed.gpus]
     iters = []
     if all(ranks):
         n = min(len(x.get("iterations", [])) for x in ranks)
@@ -122,19 +128,19 @@ def analyse_run(r, rcs, gw_rc, o):
     rack = {h.rank: h.rack for h in bed.gpus}
     coll_ab = 0
     for h in bed.gpus:
-        for row in _read_csv(r.files[f"rank{h.rank}-timeline.csv"]):
-            if row.get("dir") != "tx":
+        for row in _read_csv(_fp(r, f"rank{h.rank}-timeline.csv")):
+            if row.get("dir") != "rx":  # what crossed, not what was sent
                 continue
             peer = int(row["qp_peer"])
             t, nb = int(row["t_ns"]), int(row["bytes"])
-            if rack[h.rank] == "a" and rack.get(peer) == "b":
+            if rack[h.rank] == "b" and rack.get(peer) == "a":
                 add(t, "roce_ab", nb)
                 if t0 <= t < t1:
                     coll_ab += nb
-            elif rack[h.rank] == "b" and rack.get(peer) == "a":
+            elif rack[h.rank] == "a" and rack.get(peer) == "b":
                 add(t, "roce_ba", nb)
     stor_payload = stor_frames = 0
-    for row in _read_csv(r.files["sb-timeline.csv"]):
+    for row in _read_csv(_fp(r, "sb-timeline.csv")):
         t, nb, npk = int(row["t_ns"]), int(row["bytes"]), int(row["packets"])
         if row["proto"] == "tcp":
             fb = nb * TCP_FRAME // TCP_MSS
@@ -156,17 +162,32 @@ def analyse_run(r, rcs, gw_rc, o):
                             if sc.cross and left > 0 else None)
     # the gateway's queues
     q = {}
-    first, last = {}, {}
-    for row in _read_csv(r.files["queue.csv"]):
+    first, last, sent_series = {}, {}, {}
+    for row in _read_csv(_fp(r, "queue.csv")):
         cls = row["class"]
         cls = HTB_NAMES.get(cls, "roce" if cls in ("tbf", "fifo") else cls)
         key = (row["port"], cls)
         t = int(row["t_ns"])
         first.setdefault(key, row)
         last[key] = row
+        sent_series.setdefault(key, []).append((t, int(row["sent_bytes"])))
         if t0 <= t <= t1 or not iters:
             q.setdefault(key, []).append((t, int(row["depth_bytes"])))
     res["queue"] = q
+    # what the gateway itself sent on gw1 per class in the window (a cross-
+    # check of the hosts' counts; xdplane and HTB classes, the FIFO's one)
+    sent = {}
+    for key, series in sent_series.items():
+        inside = [(t, b) for t, b in series if t0 <= t <= t1]
+        if key[0] == "gw1" and len(inside) >= 2:
+            (ta, ba), (tb, bb) = inside[0], inside[-1]
+            sent[key[1]] = (bb - ba) * 8 / max(tb - ta, 1) * 1e3  # Mbit/s
+    res["gw1_sent_mbps"] = {k: round(v, 2) for k, v in sent.items()}
+    if "storage" in sent and sent:
+        others = sum(v for k, v in sent.items() if k != "storage")
+        left_gw = o.rate / 1e6 - others
+        res["storage_share_gw"] = sent["storage"] / left_gw \
+            if sc.cross and left_gw > 0 else None
     for port in ("gw1", "gw0"):
         depths = [d for _, d in q.get((port, "roce"), [])]
         res[f"q_{port}_max_kb"] = max(depths) / 1024 if depths else None
@@ -209,7 +230,7 @@ def _stat(vals, fmt="{:.3f}"):
 
 
 SUMMARY_KEYS = ["cpu0_busy", "cpu1_busy", "coll_s", "storage_mbps",
-                "storage_share", "left_mbps",
+                "storage_share", "storage_share_gw", "left_mbps",
                 "loss_events", "retransmitted_packets", "timeouts",
                 "gw_roce_drops", "gw_marks", "cnps_received",
                 "q_gw1_max_kb", "q_gw1_p99_kb", "q_gw0_max_kb",
@@ -251,7 +272,7 @@ def render_table(by, o):
                     [r["coll_s"] for r in by[n] if r["coll_s"]] or [0])
         lines += [
             "| scenario | collective time s | vs alone | storage Mbit/s "
-            "(payload) | storage / left capacity | RoCE loss events "
+            "(payload) | storage / left capacity, hosts (gateway) | RoCE loss events "
             "(retransmitted pkts) | gw RoCE drops | RoCE queue gw1 max KB "
             "| RoCE latency p50 / p99 µs | CPU 0 / 1 busy | runs ok |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
@@ -265,7 +286,8 @@ def render_table(by, o):
                 f"| {n} | {_stat([r['coll_s'] for r in rs])} | "
                 f"{_stat(ratio, '{:.2f}x')} | "
                 f"{_stat([r['storage_mbps'] for r in rs], '{:.1f}') if rs[0]['storage_share'] is not None else '-'} | "
-                f"{_stat([r['storage_share'] for r in rs], '{:.2f}')} | "
+                f"{_stat([r['storage_share'] for r in rs], '{:.2f}')} "
+                f"({_stat([r.get('storage_share_gw') for r in rs], '{:.2f}')}) | "
                 f"{_stat([r['loss_events'] for r in rs], '{:.0f}')} "
                 f"({_stat([r['retransmitted_packets'] for r in rs], '{:.0f}')}) | "
                 f"{_stat([r['gw_roce_drops'] for r in rs], '{:.0f}')} | "
