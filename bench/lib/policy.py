@@ -71,7 +71,14 @@ def xdplane_yaml(rate_bps, limit_bytes, socket, ecn, dcqcn, line_bps,
               f"  alpha_timer: {55 * x}us",
               f"  increase_timer: {55 * x}us",
               f"  cnp_interval: {50 * x}us",
-              f"  flow_idle: {min(100 * x, 60000)}ms"]
+              f"  flow_idle: {min(100 * x, 60000)}ms",
+              # The hosts' NICs run DCQCN too (they get the CNPs: forward):
+              # the gateway's RP per queue pair must not cut on its own
+              # marks as well (cp_loop), or it falls below the host's rate
+              # and its flow queue grows without bound; its NP tells the
+              # senders at once instead of a round trip later.
+              "  flow_key: qp", "  cnp: forward", "  cp_loop: false",
+              "  np: {enabled: true}"]
     return "\n".join(y) + "\n"
 
 

@@ -104,6 +104,7 @@ def analyse_run(r, rcs, gw_rc, o):
     res["coll_s"] = statistics.median(res["iterations_s"]) if iters else None
     t0, t1 = (iters[0][0], iters[-1][1]) if iters else (0, 0)
     res["window_s"] = (t1 - t0) / 1e9
+    res["t0_ns"] = t0
     tot = {}
     for x in ranks:
         for k, v in (x or {}).get("totals", {}).items():
@@ -385,8 +386,7 @@ plot '{dd}/tput-{n}.dat' using 1:2 with steps title 'RoCE A->B', \\
      '' using 1:4 with steps title 'storage UDP bursts A->B', \\
      '' using 1:5 with steps title 'RoCE B->A'
 """)
-        t0 = min((t for series in r["queue"].values() for t, _ in series),
-                 default=0)
+        t0 = r["t0_ns"]
         series = sorted(k for k in r["queue"] if k[0] == "gw1")
         if series:
             plots = []
@@ -398,27 +398,30 @@ plot '{dd}/tput-{n}.dat' using 1:2 with steps title 'RoCE A->B', \\
                 plots.append(f"'{fn}' using 1:2 with lines title '{cls}'")
             gp.append(f"""set output '{pd}/queue-{n}.png'
 set title 'Gateway egress queue A->B (gw1) per class: {n} (run 1)'
-set xlabel 'seconds'
+set xlabel 'seconds from the collective start'
 set ylabel 'KB queued'
 plot {', '.join(plots)}
 """)
-    # latency CDF per scenario (all runs merged)
-    curves = []
-    for n in names:
-        hist = _merge_hists([r["lat_hist"] for r in by[n]])
-        tot = sum(c for _, c in hist)
-        if not tot:
-            continue
-        fn = dd / f"lat-{n}.dat"
-        acc = 0
-        with open(fn, "w") as f:
-            for up, c in hist:
-                acc += c
-                f.write(f"{up} {acc / tot:.6f}\n")
-        curves.append(f"'{fn}' using 1:2 with steps title '{n}'")
-    if curves:
-        gp.append(f"""set output '{pd}/latency-cdf.png'
-set title 'RoCE one-way latency, all ranks, all runs'
+    # latency CDF per scenario (all runs merged), one plot per job
+    for job in ("allreduce", "pipeline", "ps"):
+        curves = []
+        for n in names:
+            if not n.startswith(job + "-"):
+                continue
+            hist = _merge_hists([r["lat_hist"] for r in by[n]])
+            tot = sum(c for _, c in hist)
+            if not tot:
+                continue
+            fn = dd / f"lat-{n}.dat"
+            acc = 0
+            with open(fn, "w") as f:
+                for up, c in hist:
+                    acc += c
+                    f.write(f"{up} {acc / tot:.6f}\n")
+            curves.append(f"'{fn}' using 1:2 with steps lw 2 title '{n}'")
+        if curves:
+            gp.append(f"""set output '{pd}/latency-cdf-{job}.png'
+set title 'RoCE one-way latency: {job}, all ranks, all runs'
 set xlabel 'microseconds'
 set ylabel 'fraction of packets'
 set logscale x
@@ -440,7 +443,7 @@ def write_all(results, out, o, cmdline, plots=True):
     flat = []
     for r in results:
         row = {k: v for k, v in r.items()
-               if k not in ("bins", "queue", "lat_hist")}
+               if k not in ("bins", "queue", "lat_hist", "t0_ns")}
         row["iterations_s"] = " ".join(str(x) for x in r["iterations_s"])
         row["rank_rcs"] = " ".join(str(x) for x in r["rank_rcs"])
         flat.append(row)

@@ -55,7 +55,7 @@ print(f"ok: collective {float(r['coll_s']):.3f} s/iteration, storage "
 EOF
 for f in table.md summary.csv env.json plots/completion.png \
 	plots/throughput-allreduce-xdplane.png plots/queue-allreduce-xdplane.png \
-	plots/latency-cdf.png; do
+	plots/latency-cdf-allreduce.png; do
 	[ -s "$OUT/full/$f" ] || fail "missing $f"
 done
 [ -z "$(leftovers $pid full)" ] || fail "left behind after a complete run: $(leftovers $pid full)"
