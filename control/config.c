@@ -30,6 +30,7 @@
  * with the reentrant getpwnam_r/getgrnam_r, in this thread).
  */
 #include "config.h"
+#include "pfc.h"
 #include "log.h"
 #include "yaml_loc.h"
 
@@ -126,6 +127,7 @@
 	"a percentage from 0% to below 100%, e.g. 50%, or a decimal from 0 "   \
 	"to below 1, e.g. 0.5"
 #define SYN_BOOL "true or false"
+#define SYN_PFC_SIZE SYN_SIZE ", or auto"
 #define SYN_QUEUES                                                             \
 	"a number of queues from 1 to 64, or auto for the NIC's channel count"
 #define SYN_FIRST_CNP SYN_RATE ", or '' to keep the flow's rate"
@@ -142,8 +144,10 @@ struct raw_workers {
 
 struct raw_port {
 	char interface[CONFIG_IFNAME_MAX];
+	uint32_t mtu;
 	char rate[TXT];
 	char burst[TXT];
+	char link_speed[TXT];
 };
 
 struct raw_ecn {
@@ -165,6 +169,19 @@ struct raw_class {
 	uint32_t limit_packets;
 	struct raw_ecn ecn;
 	char dcqcn[TXT];
+	char lossless[TXT];
+	uint32_t pcp;
+};
+
+/* The pfc mapping (PFC, IEEE 802.1Qbb; see load_pfc()). */
+struct raw_pfc {
+	char enabled[TXT];
+	char xoff[TXT];
+	char xon[TXT];
+	uint32_t cable_length;
+	uint32_t pause_quanta;
+	uint32_t watchdog;
+	uint32_t watchdog_restore;
 };
 
 /* pcp, dscp and ecn (a number or a list) are read from the yaml_loc. */
@@ -249,6 +266,7 @@ struct raw_config {
 	char default_class[QOS_NAME_MAX];
 	enum qos_malformed_policy malformed;
 	struct raw_dcqcn dcqcn;
+	struct raw_pfc pfc;
 	char queues[TXT]; /* a number, or auto */
 	enum xdp_attach_mode xdp_mode;
 	enum xsk_bind_mode bind_mode;
@@ -332,8 +350,10 @@ static const char *strval_name(const cyaml_strval_t *t, size_t n, int64_t v)
  * uninitialised pointers when an entry after the first fails to load. */
 static const cyaml_schema_field_t port_fields[] = {
 	CYAML_FIELD_STRING("interface", OPT, struct raw_port, interface, 1),
+	CYAML_FIELD_UINT("mtu", OPT, struct raw_port, mtu),
 	CYAML_FIELD_STRING("rate", OPT, struct raw_port, rate, 1),
 	CYAML_FIELD_STRING("burst", OPT, struct raw_port, burst, 1),
+	CYAML_FIELD_STRING("link_speed", OPT, struct raw_port, link_speed, 1),
 	CYAML_FIELD_END,
 };
 
@@ -363,6 +383,8 @@ static const cyaml_schema_field_t class_fields[] = {
 	CYAML_FIELD_UINT("limit_packets", OPT, struct raw_class, limit_packets),
 	CYAML_FIELD_MAPPING("ecn", OPT, struct raw_class, ecn, ecn_fields),
 	CYAML_FIELD_STRING("dcqcn", OPT, struct raw_class, dcqcn, 1),
+	CYAML_FIELD_STRING("lossless", OPT, struct raw_class, lossless, 1),
+	CYAML_FIELD_UINT("pcp", OPT, struct raw_class, pcp),
 	CYAML_FIELD_END,
 };
 
@@ -393,6 +415,18 @@ static const cyaml_schema_field_t rule_fields[] = {
 
 static const cyaml_schema_value_t rule_schema = {
 	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct raw_rule, rule_fields),
+};
+
+static const cyaml_schema_field_t pfc_fields[] = {
+	CYAML_FIELD_STRING("enabled", OPT, struct raw_pfc, enabled, 1),
+	CYAML_FIELD_STRING("xoff", OPT, struct raw_pfc, xoff, 1),
+	CYAML_FIELD_STRING("xon", OPT, struct raw_pfc, xon, 1),
+	CYAML_FIELD_UINT("cable_length", OPT, struct raw_pfc, cable_length),
+	CYAML_FIELD_UINT("pause_quanta", OPT, struct raw_pfc, pause_quanta),
+	CYAML_FIELD_UINT("watchdog", OPT, struct raw_pfc, watchdog),
+	CYAML_FIELD_UINT("watchdog_restore", OPT, struct raw_pfc,
+			 watchdog_restore),
+	CYAML_FIELD_END,
 };
 
 static const cyaml_schema_field_t np_fields[] = {
@@ -514,6 +548,7 @@ static const cyaml_schema_field_t top_fields[] = {
 			 malformed_modes, CYAML_ARRAY_LEN(malformed_modes)),
 	CYAML_FIELD_MAPPING("dcqcn", OPT, struct raw_config, dcqcn,
 			    dcqcn_fields),
+	CYAML_FIELD_MAPPING("pfc", OPT, struct raw_config, pfc, pfc_fields),
 	CYAML_FIELD_MAPPING("control", OPT, struct raw_config, control,
 			    control_fields),
 	CYAML_FIELD_STRING("user", OPT, struct raw_config, user, 0),
@@ -594,6 +629,11 @@ fail(const struct load_ctx *c, struct yaml_loc_pos pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg + len, size - (size_t)len, fmt, ap);
 	va_end(ap);
+	/* one line: text quoted from the file (a multi-line scalar, a key
+	 * with a tab) must not start a line of its own in a log */
+	for (char *p = msg + len; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = '?';
 	return -1;
 }
 
@@ -786,6 +826,10 @@ static const char *syntax_of(const char *path)
 		{"enabled", SYN_BOOL},
 		{"queues", SYN_QUEUES},
 		{"hugepages", SYN_BOOL}, /* umem.hugepages */
+		{"lossless", SYN_BOOL}, /* classes[].lossless */
+		{"link_speed", SYN_RATE}, /* ports[].link_speed */
+		{"xoff", SYN_PFC_SIZE}, /* pfc.xoff */
+		{"xon", SYN_PFC_SIZE}, /* pfc.xon */
 	};
 	const char *key = strrchr(path, '.');
 
@@ -793,7 +837,8 @@ static const char *syntax_of(const char *path)
 	    strncmp(path, "rules", 5) && strcmp(path, "default_class") &&
 	    strncmp(path, "control.", 8) && strcmp(path, "user") &&
 	    strcmp(path, "group") && strncmp(path, "dcqcn.", 6) &&
-	    strcmp(path, "queues") && strcmp(path, "umem.hugepages"))
+	    strcmp(path, "queues") && strcmp(path, "umem.hugepages") &&
+	    strncmp(path, "pfc.", 4))
 		return NULL;
 	key = key ? key + 1 : path;
 	for (size_t i = 0; i < CYAML_ARRAY_LEN(keys); i++)
@@ -1007,6 +1052,19 @@ static int load_ports(const struct load_ctx *c, const struct raw_config *raw,
 				    path, name);
 		memcpy(cfg->ports[i].interface, name,
 		       sizeof(cfg->ports[i].interface));
+		snprintf(path, sizeof(path), "ports[%u].mtu", i);
+		cfg->ports[i].mtu = 0;
+		if (!yaml_loc_find(&c->loc, path))
+			continue;
+		if (raw->ports[i].mtu < CONFIG_MTU_MIN ||
+		    raw->ports[i].mtu > CONFIG_MTU_MAX)
+			return fail(c, val_pos(c, path),
+				    "%s: must be between %d and %d bytes (got "
+				    "%u); leave it out to keep the interface's "
+				    "MTU",
+				    path, CONFIG_MTU_MIN, CONFIG_MTU_MAX,
+				    raw->ports[i].mtu);
+		cfg->ports[i].mtu = raw->ports[i].mtu;
 	}
 	return 0;
 }
@@ -1968,6 +2026,15 @@ static int load_class(const struct load_ctx *c, const struct raw_class *r,
 	if (key_at(c, &k, "classes[%u].dcqcn", i) &&
 	    get_bool(c, &k, r->dcqcn, &q->dcqcn))
 		return -1;
+	if (key_at(c, &k, "classes[%u].lossless", i) &&
+	    get_bool(c, &k, r->lossless, &q->lossless))
+		return -1;
+	if (key_at(c, &k, "classes[%u].pcp", i)) {
+		if (get_range(c, &k, r->pcp, 0, 7, ""))
+			return -1;
+		q->has_pcp = true;
+		q->pcp = (uint8_t)r->pcp;
+	}
 	if (key_at(c, &k, "classes[%u].ecn", i))
 		return load_ecn(c, &r->ecn, i, q);
 	return 0;
@@ -2850,6 +2917,23 @@ static int load_account(const struct load_ctx *c, const char *path,
 	return 0;
 }
 
+/* An absolute path without "." or ".." components and without "//": the
+ * path names exactly the file the daemon creates (xdplane(8), FILES). */
+static bool normal_path(const char *p)
+{
+	for (const char *s = p; *s; s++) {
+		size_t n;
+
+		if (*s != '/')
+			continue;
+		n = strcspn(s + 1, "/");
+		if (n == 0 || (n == 1 && s[1] == '.') ||
+		    (n == 2 && s[1] == '.' && s[2] == '.'))
+			return false;
+	}
+	return true;
+}
+
 static int load_socket(const struct load_ctx *c, const struct raw_control *r,
 		       struct config_control *ctl)
 {
@@ -2867,6 +2951,14 @@ static int load_socket(const struct load_ctx *c, const struct raw_control *r,
 	if (r->socket[0] != '/' || r->socket[len - 1] == '/' ||
 	    !printable(r->socket))
 		return bad_value(c, &k, SYN_SOCKET);
+	if (!normal_path(r->socket)) {
+		got_text(k.n, got, sizeof(got));
+		return fail(c, k.n->val,
+			    "control.socket: a path with a '.' or '..' "
+			    "component or '//' (got %s); write it without "
+			    "them, e.g. /run/xdplane/control.sock",
+			    got);
+	}
 	if (len >= sizeof(ctl->socket)) {
 		got_text(k.n, got, sizeof(got));
 		return fail(c, k.n->val,
@@ -3043,6 +3135,188 @@ static int load_daemon(const struct load_ctx *c, const struct raw_config *r,
 	return 0;
 }
 
+/*
+ * pfc (IEEE 802.1Qbb, dataplane/pfc.h), after the classes, rules and ports:
+ * a lossless class's priority is its pcp key, else the PCP its first
+ * PCP-matching rule names (the lowest), else DSCP >> 3 of the lowest DSCP
+ * its first DSCP-matching rule names, else 3. Its thresholds on egress
+ * port e are computed against the link the traffic comes from (port 1-e:
+ * where the PFC frames go): headroom H = pfc_headroom_bytes(link speed,
+ * cable_length, MTU of that port, or the largest frame one UMEM frame
+ * holds when the MTU is left to the interface); xoff = limit_bytes - H
+ * (or pfc.xoff), xon = xoff / 2 (or pfc.xon). The limit must hold
+ * H + 2 MTU.
+ */
+#define PFC_DEF_CABLE_M 100
+#define PFC_DEF_WATCHDOG_MS 200
+#define PFC_DEF_RESTORE_MS 200
+#define PFC_MAX_MS 600000
+
+static uint8_t default_pcp(const struct qos_policy *q, uint8_t id)
+{
+	for (uint32_t i = 0; i < q->n_rules; i++) {
+		const struct qos_rule *r = &q->rules[i];
+
+		if (r->class_id != id)
+			continue;
+		if ((r->fields & QOS_M_PCP) && r->pcp_mask)
+			return (uint8_t)__builtin_ctz(r->pcp_mask);
+		if ((r->fields & QOS_M_DSCP) && r->dscp_mask)
+			return (uint8_t)(__builtin_ctzll(r->dscp_mask) >> 3);
+	}
+	return 3;
+}
+
+static int get_pfc_size(const struct load_ctx *c, const char *path,
+			uint32_t *bytes)
+{
+	struct key k;
+
+	*bytes = 0;
+	if (!key_at(c, &k, "%s", path) || !strcmp(k.n->text, "auto"))
+		return 0;
+	return get_size(c, &k, 1, "or auto", bytes);
+}
+
+static int load_pfc(const struct load_ctx *c, const struct raw_config *raw,
+		    struct xdplane_config *cfg)
+{
+	const struct raw_pfc *r = &raw->pfc;
+	struct qos_policy *q = &cfg->qos;
+	struct qos_pfc *p = &q->pfc;
+	uint32_t wd = PFC_DEF_WATCHDOG_MS, rs = PFC_DEF_RESTORE_MS;
+	uint64_t link[CONFIG_PORTS];
+	uint32_t mtu[CONFIG_PORTS];
+	struct key k;
+
+	for (unsigned int i = 0; i < CONFIG_PORTS; i++) {
+		if (key_at(c, &k, "ports[%u].link_speed", i) &&
+		    get_rate(c, &k, q, &q->port[i].link_bps, NULL,
+			     "the port rate"))
+			return -1;
+		link[i] = q->port[i].link_bps ? q->port[i].link_bps
+					      : q->port[i].rate_bps;
+		mtu[i] = cfg->ports[i].mtu
+				 ? cfg->ports[i].mtu
+				 : cfg->umem.frame_size - cfg->umem.headroom;
+	}
+	p->cable_m = PFC_DEF_CABLE_M;
+	p->quanta = PFC_MAX_QUANTA;
+	if (key_at(c, &k, "pfc.enabled") &&
+	    get_bool(c, &k, r->enabled, &p->enabled))
+		return -1;
+	if (key_at(c, &k, "pfc.cable_length")) {
+		if (get_range(c, &k, r->cable_length, 0, 100000, " m"))
+			return -1;
+		p->cable_m = r->cable_length;
+	}
+	if (key_at(c, &k, "pfc.pause_quanta")) {
+		if (get_range(c, &k, r->pause_quanta, 1, PFC_MAX_QUANTA,
+			      " quanta of 512 bit times"))
+			return -1;
+		p->quanta = (uint16_t)r->pause_quanta;
+	}
+	if (key_at(c, &k, "pfc.watchdog")) {
+		if (get_range(c, &k, r->watchdog, 0, PFC_MAX_MS,
+			      " ms (0: no watchdog)"))
+			return -1;
+		wd = r->watchdog;
+	}
+	if (key_at(c, &k, "pfc.watchdog_restore")) {
+		if (get_range(c, &k, r->watchdog_restore, 0, PFC_MAX_MS, " ms"))
+			return -1;
+		rs = r->watchdog_restore;
+	}
+	p->watchdog_ns = (uint64_t)wd * 1000000;
+	p->restore_ns = (uint64_t)rs * 1000000;
+	if (get_pfc_size(c, "pfc.xoff", &p->xoff) ||
+	    get_pfc_size(c, "pfc.xon", &p->xon))
+		return -1;
+	if (p->xoff && p->xon && p->xon >= p->xoff) {
+		key_at(c, &k, "pfc.xon");
+		return fail(c, k.n->val,
+			    "pfc.xon: must be below pfc.xoff (%u bytes) (got "
+			    "%u bytes)",
+			    p->xoff, p->xon);
+	}
+	for (uint32_t i = 0; i < q->n_classes; i++) {
+		struct qos_class *qc = &q->classes[i];
+
+		if (!qc->lossless)
+			continue;
+		if (!qc->has_pcp) {
+			qc->has_pcp = true;
+			qc->pcp = default_pcp(q, (uint8_t)i);
+		}
+		for (unsigned int e = 0; e < CONFIG_PORTS; e++) {
+			unsigned int in = 1 - e; /* where the traffic and
+						  * the PFC frames go */
+			uint32_t h, need;
+
+			if (!p->enabled)
+				break;
+			if (!link[in]) {
+				key_at(c, &k, "classes[%u].lossless", i);
+				return fail(c, k.n->val,
+					    "classes[%u].lossless: PFC needs "
+					    "the link speed of ports[%u] for "
+					    "its pause quanta and headroom; "
+					    "set ports[%u].link_speed (or "
+					    "ports[%u].rate)",
+					    i, in, in, in);
+			}
+			h = pfc_headroom_bytes(link[in], p->cable_m, mtu[in]);
+			need = h + 2 * mtu[in];
+			if (qc->limit_bytes < need) {
+				if (!key_at(c, &k, "classes[%u].limit_bytes",
+					    i))
+					key_at(c, &k, "classes[%u].lossless",
+					       i);
+				return fail(c, k.n->val,
+					    "classes[%u].limit_bytes: a "
+					    "lossless class needs at least "
+					    "headroom + 2 MTU = %u bytes "
+					    "(headroom %u bytes for %llu bit/s "
+					    "over %u m, MTU %u of ports[%u]) "
+					    "(got %u bytes); raise "
+					    "limit_bytes, or lower "
+					    "pfc.cable_length",
+					    i, need, h,
+					    (unsigned long long)link[in],
+					    p->cable_m, mtu[in], in,
+					    qc->limit_bytes);
+			}
+			qc->pfc_xoff[e] = qc->limit_bytes - h;
+			if (p->xoff) {
+				if (p->xoff > qc->pfc_xoff[e]) {
+					key_at(c, &k, "pfc.xoff");
+					return fail(c, k.n->val,
+						    "pfc.xoff: above the "
+						    "limit_bytes of lossless "
+						    "class '%s' less its "
+						    "headroom (%u - %u = %u "
+						    "bytes) (got %u bytes)",
+						    qc->name, qc->limit_bytes,
+						    h, qc->pfc_xoff[e],
+						    p->xoff);
+				}
+				qc->pfc_xoff[e] = p->xoff;
+			}
+			qc->pfc_xon[e] = p->xon ? p->xon : qc->pfc_xoff[e] / 2;
+			if (qc->pfc_xon[e] >= qc->pfc_xoff[e]) {
+				key_at(c, &k, "pfc.xon");
+				return fail(c, k.n->val,
+					    "pfc.xon: must be below the xoff "
+					    "of lossless class '%s' (%u "
+					    "bytes) (got %u bytes)",
+					    qc->name, qc->pfc_xoff[e],
+					    qc->pfc_xon[e]);
+			}
+		}
+	}
+	return 0;
+}
+
 /* The config from what libcyaml loaded: defaults, then the rules. */
 static struct xdplane_config *
 build(const struct load_ctx *c, const struct raw_config *r, bool check_system)
@@ -3065,7 +3339,7 @@ build(const struct load_ctx *c, const struct raw_config *r, bool check_system)
 	if (load_ports(c, r, cfg, check_system) || load_queues(c, r, cfg) ||
 	    load_umem(c, &r->umem, cfg) || load_numbers(c, cfg) ||
 	    load_cpus(c, &r->workers, cfg) || load_qos(c, r, cfg) ||
-	    load_dcqcn(c, &r->dcqcn, cfg) ||
+	    load_dcqcn(c, &r->dcqcn, cfg) || load_pfc(c, r, cfg) ||
 	    load_daemon(c, r, cfg, check_system)) {
 		free(cfg);
 		return NULL;
@@ -3233,6 +3507,10 @@ static void dump_class(const struct qos_class *q, FILE *out)
 	put_size(out, "    ", "limit_bytes", q->limit_bytes);
 	fprintf(out, "    limit_packets: %u\n    dcqcn: %s\n", q->limit_packets,
 		q->dcqcn ? "true" : "false");
+	if (q->lossless)
+		fputs("    lossless: true\n", out);
+	if (q->has_pcp)
+		fprintf(out, "    pcp: %u\n", q->pcp);
 	if (!q->ecn.enabled)
 		return;
 	fputs("    ecn:\n", out);
@@ -3369,6 +3647,32 @@ static void dump_dcqcn(const struct qos_dcqcn *d, FILE *out)
 		d->np_dscp, d->np_pcp);
 }
 
+/* The pfc mapping, when anything in it differs from the defaults (a file
+ * without PFC dumps as it did before PFC existed). */
+static void dump_pfc(const struct qos_pfc *p, FILE *out)
+{
+	if (!p->enabled && !p->xoff && !p->xon &&
+	    p->cable_m == PFC_DEF_CABLE_M && p->quanta == PFC_MAX_QUANTA &&
+	    p->watchdog_ns == PFC_DEF_WATCHDOG_MS * 1000000ull &&
+	    p->restore_ns == PFC_DEF_RESTORE_MS * 1000000ull)
+		return;
+	fprintf(out, "pfc:\n  enabled: %s\n", p->enabled ? "true" : "false");
+	if (p->xoff)
+		put_size(out, "  ", "xoff", p->xoff);
+	else
+		fputs("  xoff: auto\n", out);
+	if (p->xon)
+		put_size(out, "  ", "xon", p->xon);
+	else
+		fputs("  xon: auto\n", out);
+	fprintf(out,
+		"  cable_length: %u\n  pause_quanta: %u\n  watchdog: %llu\n"
+		"  watchdog_restore: %llu\n",
+		p->cable_m, p->quanta,
+		(unsigned long long)(p->watchdog_ns / 1000000),
+		(unsigned long long)(p->restore_ns / 1000000));
+}
+
 static void dump_qos(const struct qos_policy *q, FILE *out)
 {
 	fprintf(out, "overhead: %u\nclasses:\n", q->port[0].overhead);
@@ -3383,6 +3687,7 @@ static void dump_qos(const struct qos_policy *q, FILE *out)
 		strval_name(malformed_modes, CYAML_ARRAY_LEN(malformed_modes),
 			    q->malformed));
 	dump_dcqcn(&q->dcqcn, out);
+	dump_pfc(&q->pfc, out);
 }
 
 static void dump_daemon(const struct xdplane_config *cfg, FILE *out)
@@ -3439,11 +3744,17 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		fputs("  - interface: ", out);
 		put_quoted(out, cfg->ports[i].interface);
 		fputc('\n', out);
+		if (cfg->ports[i].mtu)
+			fprintf(out, "    mtu: %u\n", cfg->ports[i].mtu);
 		if (p->rate_bps) {
 			rate_text(text, sizeof(text), p->rate_bps);
 			fprintf(out, "    rate: %s\n", text);
 		}
 		put_size(out, "    ", "burst", p->burst);
+		if (p->link_bps) {
+			rate_text(text, sizeof(text), p->link_bps);
+			fprintf(out, "    link_speed: %s\n", text);
+		}
 	}
 	if (cfg->queues == CONFIG_QUEUES_AUTO)
 		fputs("queues: auto\n", out);

@@ -58,7 +58,14 @@ enum failure_mode {
 
 struct config_port {
 	char interface[CONFIG_IFNAME_MAX]; /* required */
+	/* bytes, CONFIG_MTU_MIN..CONFIG_MTU_MAX; 0 (default): the
+	 * interface's MTU as it is at start. Above what one UMEM frame holds
+	 * the gateway runs AF_XDP multi-buffer (frame chains). */
+	uint32_t mtu;
 };
+
+#define CONFIG_MTU_MIN 68
+#define CONFIG_MTU_MAX 65535
 
 struct config_rings {
 	uint32_t fill; /* default 4096; power of two, 64..65536 */

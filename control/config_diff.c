@@ -92,6 +92,9 @@ static void diff_cold(const struct xdplane_config *a,
 		if (str_differ(a->ports[i].interface, b->ports[i].interface,
 			       sizeof(a->ports[i].interface)))
 			add(d, COLD, "ports[%u].interface", i);
+	for (unsigned int i = 0; i < CONFIG_PORTS; i++)
+		COLD_IF(a->ports[i].mtu != b->ports[i].mtu,
+			i ? "ports[1].mtu" : "ports[0].mtu");
 	COLD_FIELD(queues);
 	COLD_FIELD(xdp_mode);
 	COLD_FIELD(bind_mode);
@@ -181,6 +184,8 @@ static void diff_class(const struct qos_class *a, const struct qos_class *b,
 	CLASS_FIELD(min_burst);
 	CLASS_FIELD(limit_bytes);
 	CLASS_FIELD(limit_packets);
+	CLASS_FIELD(lossless);
+	CLASS_IF(a->has_pcp != b->has_pcp || a->pcp != b->pcp, "pcp");
 	if (a->ecn.enabled != b->ecn.enabled) {
 		CLASS_IF(true, "ecn");
 	} else if (a->ecn.enabled) {
@@ -379,6 +384,26 @@ static void diff_rules(const struct qos_policy *a, const struct qos_policy *b,
 	}
 }
 
+/* The pfc mapping (hot: the egress tasks take it at the switch). */
+static void diff_pfc(const struct qos_pfc *a, const struct qos_pfc *b,
+		     struct config_diff *d)
+{
+	if (a->enabled != b->enabled)
+		add(d, HOT, "pfc.enabled");
+	if (a->xoff != b->xoff)
+		add(d, HOT, "pfc.xoff");
+	if (a->xon != b->xon)
+		add(d, HOT, "pfc.xon");
+	if (a->cable_m != b->cable_m)
+		add(d, HOT, "pfc.cable_length");
+	if (a->quanta != b->quanta)
+		add(d, HOT, "pfc.pause_quanta");
+	if (a->watchdog_ns != b->watchdog_ns)
+		add(d, HOT, "pfc.watchdog");
+	if (a->restore_ns != b->restore_ns)
+		add(d, HOT, "pfc.watchdog_restore");
+}
+
 /* Everything applied live, in file order. */
 static void diff_hot(const struct xdplane_config *a,
 		     const struct xdplane_config *b, struct config_diff *d)
@@ -391,6 +416,8 @@ static void diff_hot(const struct xdplane_config *a,
 			add(d, HOT, "ports[%u].rate", i);
 		if (qa->port[i].burst != qb->port[i].burst)
 			add(d, HOT, "ports[%u].burst", i);
+		if (qa->port[i].link_bps != qb->port[i].link_bps)
+			add(d, HOT, "ports[%u].link_speed", i);
 		overhead |= qa->port[i].overhead != qb->port[i].overhead;
 	}
 	if (overhead)
@@ -402,6 +429,7 @@ static void diff_hot(const struct xdplane_config *a,
 	if (qa->malformed != qb->malformed)
 		add(d, HOT, "malformed");
 	diff_dcqcn(&qa->dcqcn, &qb->dcqcn, d);
+	diff_pfc(&qa->pfc, &qb->pfc, d);
 	if (a->log_level != b->log_level)
 		add(d, HOT, "log_level");
 }

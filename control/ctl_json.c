@@ -89,7 +89,12 @@ static json_t *drops_json(const struct gw_port_stats *s)
 	err |= put(d, "handoff_full", u64(s->drop_handoff_full));
 	err |= put(d, "invalid_desc", u64(s->drop_invalid_desc));
 	err |= put(d, "multibuf", u64(s->drop_multibuf));
+	err |= put(d, "chain_long", u64(s->drop_chain_long));
+	err |= put(d, "chain_head", u64(s->drop_chain_head));
+	err |= put(d, "chain_room", u64(s->drop_chain_room));
+	err |= put(d, "chain_tx", u64(s->drop_chain_tx));
 	err |= put(d, "malformed", u64(s->drop_malformed));
+	err |= put(d, "port_down", u64(s->drop_port_down));
 	return finish(d, err);
 }
 
@@ -164,6 +169,41 @@ static json_t *dcqcn_json(const struct gw_dcqcn_stats *d)
 	return finish(o, err);
 }
 
+/* 8 counters, one per 802.1p priority, as an array indexed by priority. */
+static json_t *prio_array(const uint64_t v[8])
+{
+	json_t *a = json_array();
+	int err = !a;
+
+	for (int p = 0; p < 8 && !err; p++)
+		err |= append(a, u64(v[p]));
+	return finish(a, err);
+}
+
+/* PFC of a port (gateway.h struct gw_pfc_stats); arrays by priority. */
+static json_t *pfc_json(const struct gw_pfc_stats *f)
+{
+	json_t *o = json_object();
+	int err = !o;
+
+	if (err)
+		return NULL;
+	err |= put(o, "rx_frames", u64(f->rx_frames));
+	err |= put(o, "mac_control_drops", u64(f->mac_control_drops));
+	err |= put(o, "pfc_rx", prio_array(f->rx));
+	err |= put(o, "pfc_rx_xon", prio_array(f->rx_xon));
+	err |= put(o, "pfc_tx_xoff", prio_array(f->tx_xoff));
+	err |= put(o, "pfc_tx_xon", prio_array(f->tx_xon));
+	err |= put(o, "paused_ns", prio_array(f->paused_ns));
+	err |= put(o, "watchdog_storms", prio_array(f->storms));
+	err |= put(o, "watchdog_drops", prio_array(f->watchdog_drops));
+	err |= put(o, "ignored", prio_array(f->ignored));
+	err |= put(o, "tx_no_frame", u64(f->tx_no_frame));
+	err |= put(o, "ctrl_sent", u64(f->ctrl_sent));
+	err |= put(o, "ctrl_ring_full", u64(f->ctrl_ring_full));
+	return finish(o, err);
+}
+
 /* The counters a port and a queue share (all but the XDP verdicts). */
 static int put_port_counters(json_t *o, const struct gw_port_stats *s)
 {
@@ -177,10 +217,13 @@ static int put_port_counters(json_t *o, const struct gw_port_stats *s)
 	err |= put(o, "tx_kick_errors", u64(s->tx_kick_errors));
 	err |= put(o, "foreign_frames", u64(s->foreign_frames));
 	err |= put(o, "fill_wakeups", u64(s->fill_wakeups));
+	err |= put(o, "rx_chains", u64(s->rx_chains));
+	err |= put(o, "tx_chains", u64(s->tx_chains));
 	err |= put(o, "drops", drops_json(s));
 	err |= put(o, "xsk", xsk_json(&s->xsk));
 	err |= put(o, "malformed", malformed_json(s));
 	err |= put(o, "dcqcn", dcqcn_json(&s->dcqcn));
+	err |= put(o, "pfc", pfc_json(&s->pfc));
 	return err;
 }
 
@@ -222,6 +265,8 @@ static json_t *class_json(const struct snap_class *c)
 	err |= put(o, "limit_bytes", json_integer(c->limit_bytes));
 	err |= put(o, "limit_packets", json_integer(c->limit_packets));
 	err |= put(o, "ecn", json_boolean(c->ecn));
+	err |= put(o, "lossless", json_boolean(c->lossless));
+	err |= put(o, "pcp", index_or_null(c->pcp));
 	err |= put(o, "enq_packets", u64(s->enq_packets));
 	err |= put(o, "enq_bytes", u64(s->enq_bytes));
 	err |= put(o, "sent_packets", u64(s->sent_packets));
@@ -268,6 +313,7 @@ json_t *ctl_json_port(const struct snap_port *p)
 	}
 	err |= put(o, "name", ctl_json_text(p->ifname, sizeof(p->ifname)));
 	err |= put(o, "rate_bps", u64(p->rate_bps));
+	err |= put(o, "mtu", json_integer(p->mtu));
 	err |= put_port_counters(o, &p->s);
 	err |= put(o, "xdp", verdicts_json(&p->s));
 	err |= put(o, "queues", qs);
@@ -298,6 +344,9 @@ json_t *ctl_json_stats(const struct stats_snapshot *s, const char *port_filter)
 	err |= put(o, "now_unix", real(s->now_unix));
 	err |= put(o, "now_mono_ns", u64(s->now_mono_ns));
 	err |= put(o, "uptime_s", real(s->uptime_s));
+	err |= put(o, "max_frame", json_integer(s->max_frame));
+	err |= put(o, "multibuf", json_boolean(s->multibuf));
+	err |= put(o, "max_frags", json_integer(s->max_frags));
 	err |= put(o, "ports", ports);
 	return finish(o, err);
 }
@@ -379,6 +428,7 @@ static int put_ports_and_placement(json_t *o, const struct stats_snapshot *s)
 		err |= put(p, "name",
 			   ctl_json_text(sp->ifname, sizeof(sp->ifname)));
 		err |= put(p, "rate_bps", u64(sp->rate_bps));
+		err |= put(p, "mtu", json_integer(sp->mtu));
 		err |= put(p, "queues", json_integer(n_queues(sp)));
 		err |= put(p, "classes", json_integer(n_classes(sp)));
 		err |= append(ports, finish(p, err));
@@ -425,6 +475,8 @@ json_t *ctl_json_status(const struct stats_snapshot *s, pid_t pid)
 	err |= put(o, "workers", json_integer(s->n_workers));
 	err |= put(o, "umem_frames", json_integer(s->umem_frames));
 	err |= put(o, "max_frame", json_integer(s->max_frame));
+	err |= put(o, "multibuf", json_boolean(s->multibuf));
+	err |= put(o, "max_frags", json_integer(s->max_frags));
 	err |= put(o, "queues", json_integer(s->queues));
 	err |= put(o, "mem_node", index_or_null(s->mem_node));
 	err |= put(o, "control_cpu", index_or_null(s->control_cpu));

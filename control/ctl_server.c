@@ -152,29 +152,116 @@ static bool socket_alive(const struct sockaddr_un *sa)
 	return alive;
 }
 
-/* The socket's directory: created 0750 (owner, group) when missing. */
-static int make_dir(const char *path, uid_t owner, gid_t group, char *err,
-		    size_t errlen)
+/* May a directory (or a symlink on the way) owned by uid lead to the
+ * socket? Root's, the daemon's and the run-as user's only. */
+static bool trusted_uid(uid_t uid, uid_t owner)
+{
+	return uid == 0 || uid == geteuid() ||
+	       (owner != (uid_t)-1 && uid == owner);
+}
+
+/* One directory on the way to the socket (not the socket's own): a
+ * directory, through symlinks that trusted users own, owned by a trusted
+ * user and writable by others only with the sticky bit (as /tmp). */
+static int check_ancestor(const char *dir, uid_t owner, char *err,
+			  size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(dir, &st)) {
+		snprintf(err, errlen, "control socket: %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode) && !trusted_uid(st.st_uid, owner)) {
+		snprintf(err, errlen,
+			 "control socket: %s is a symlink owned by uid %u; "
+			 "only root's or the daemon's may lead to the socket",
+			 dir, (unsigned int)st.st_uid);
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode) && stat(dir, &st)) {
+		snprintf(err, errlen, "control socket: %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || !trusted_uid(st.st_uid, owner) ||
+	    ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))) {
+		snprintf(err, errlen,
+			 "control socket: %s is not a directory that only root "
+			 "or the daemon's user controls (uid %u, mode %04o)",
+			 dir, (unsigned int)st.st_uid,
+			 (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The socket's directory (xdplane(8), FILES, the path rule): every
+ * directory above it passes check_ancestor(); the directory itself is not
+ * a symlink, is owned by root, the daemon's or the run-as user, and is not
+ * writable by others. When missing (the last component only), it is
+ * created 0750 and given to (owner, group).
+ */
+static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
+		      size_t errlen)
 {
 	char dir[108];
+	struct stat st;
 	char *slash;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
+	if (!slash)
 		return 0;
 	*slash = '\0';
+	if (slash == dir)
+		return check_ancestor("/", owner, err, errlen);
+	/* "/", then "/a", "/a/b", ... up to the socket's directory */
+	if (check_ancestor("/", owner, err, errlen))
+		return -1;
+	for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+		int rc;
+
+		*p = '\0';
+		rc = check_ancestor(dir, owner, err, errlen);
+		*p = '/';
+		if (rc)
+			return -1;
+	}
 	if (!mkdir(dir, 0750)) {
 		if (chown(dir, owner, group))
 			log_warn("control socket: chown %s: %s", dir,
 				 strerror(errno));
-		return 0;
+	} else if (errno != EEXIST) {
+		snprintf(err, errlen, "control socket: cannot create %s: %s",
+			 dir, strerror(errno));
+		return -1;
 	}
-	if (errno == EEXIST)
-		return 0;
-	snprintf(err, errlen, "control socket: cannot create %s: %s", dir,
-		 strerror(errno));
-	return -1;
+	if (lstat(dir, &st)) {
+		snprintf(err, errlen, "control socket: %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen,
+			 "control socket: %s is %s, not a directory; the "
+			 "socket's directory must be a real one",
+			 dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+		return -1;
+	}
+	if (!trusted_uid(st.st_uid, owner) || (st.st_mode & S_IWOTH)) {
+		snprintf(
+			err, errlen,
+			"control socket: %s is owned by uid %u with mode %04o; "
+			"the socket's directory must belong to root or the "
+			"daemon's user and not be writable by others",
+			dir, (unsigned int)st.st_uid,
+			(unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
 }
 
 int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
@@ -194,7 +281,7 @@ int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
 		return -1;
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (make_dir(path, owner, group, err, errlen))
+	if (socket_dir(path, owner, group, err, errlen))
 		return -1;
 	if (!lstat(path, &st)) {
 		if (!S_ISSOCK(st.st_mode)) {

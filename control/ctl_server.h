@@ -6,7 +6,11 @@
  *
  * Access: the socket file is mode 0660, owned by the daemon's user (or
  * `owner`) and the control group, in a directory the daemon creates (0750)
- * when missing. The kernel refuses connect() to whoever may not write the
+ * when missing. Path rule (xdplane(8), SECURITY): the directory is not a
+ * symlink, belongs to root, the daemon's user or `owner` and is not
+ * writable by others; the directories above it belong to those users and
+ * are writable by others only when sticky; anything but a stale socket at
+ * the path stops the start and is never unlinked. The kernel refuses connect() to whoever may not write the
  * file; on top, each accepted client's credentials (SO_PEERCRED,
  * SO_PEERGROUPS) are checked: root, the daemon's effective user, or a
  * member of the control group. Anyone else gets one JSON error line

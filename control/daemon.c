@@ -23,6 +23,7 @@
 #include "daemon.h"
 #include "evloop.h"
 #include "gateway.h"
+#include "linkwatch.h"
 #include "log.h"
 #include "metrics_server.h"
 #include "privs.h"
@@ -47,7 +48,15 @@ struct daemon {
 	bool log_level_forced; /* -v / -q given: the file's level is ignored */
 	uint64_t watchdog_usec;
 	struct log_ratelimit stall_rl;
+	struct linkwatch lw; /* the ports' links (rtnetlink) */
+	int exit_status; /* non-zero: why the daemon stopped by itself */
 };
+
+/* A port's interface was deleted and one of the same name appeared: the
+ * sockets were bound to the old device, so the daemon stops cleanly and
+ * exits with this status for the service manager to start it again
+ * (xdplane(8), EXIT STATUS; Restart=on-failure in xdplane.service). */
+#define DAEMON_EXIT_PORT_REPLACED 4
 
 /* A worker wakes at least once a second: 3 s without a turn is a stall. */
 #define DAEMON_STALL_NS (3 * 1000000000ull)
@@ -67,6 +76,8 @@ static void params_from_config(const struct xdplane_config *c,
 	for (int i = 0; i < GW_PORTS; i++)
 		snprintf(p->ifname[i], sizeof(p->ifname[i]), "%s",
 			 c->ports[i].interface);
+	for (int i = 0; i < GW_PORTS; i++)
+		p->mtu[i] = c->ports[i].mtu;
 	p->queues = c->queues;
 	p->xdp_mode = c->xdp_mode == XDP_ATTACH_NATIVE	  ? STEER_MODE_NATIVE
 		      : c->xdp_mode == XDP_ATTACH_GENERIC ? STEER_MODE_GENERIC
@@ -402,6 +413,37 @@ static void on_timer(struct ev_watch *w, int revents)
 		log_err("cannot arm the stats timer");
 }
 
+/* Link events of the ports (linkwatch.h). */
+static void on_link_event(void *arg, const struct lw_event *ev)
+{
+	struct daemon *d = arg;
+	const char *name = gateway_port_name(d->gw, ev->port);
+
+	switch (ev->type) {
+	case LW_LINK_DOWN:
+		log_warn("port %s: link down", name);
+		break;
+	case LW_LINK_UP:
+		log_info("port %s: link up", name);
+		break;
+	case LW_GONE:
+		log_err("port %s: interface vanished (ifindex %d deleted); "
+			"frames to it are dropped (drops.port_down) until an "
+			"interface named %s appears again",
+			name, ev->ifindex, name);
+		gateway_port_set_down(d->gw, ev->port, true);
+		sdn_notify("STATUS=degraded: a port vanished");
+		break;
+	case LW_BACK:
+		log_err("port %s: interface back as ifindex %d; stopping to "
+			"re-attach (exit status %d: restart xdplane)",
+			name, ev->ifindex, DAEMON_EXIT_PORT_REPLACED);
+		d->exit_status = DAEMON_EXIT_PORT_REPLACED;
+		d->stopping = true;
+		break;
+	}
+}
+
 static int open_event_sources(struct daemon *d, char *err, size_t errlen)
 {
 	const struct xdplane_config *c = d->cfg;
@@ -434,6 +476,18 @@ static int open_event_sources(struct daemon *d, char *err, size_t errlen)
 	    evloop_arm(&d->loop, &d->timer_w, POLLIN)) {
 		snprintf(err, errlen, "cannot arm the event loop");
 		return -1;
+	}
+	{
+		const char *names[LW_PORTS];
+		int idx[LW_PORTS];
+
+		for (int p = 0; p < LW_PORTS; p++) {
+			names[p] = gateway_port_name(d->gw, p);
+			idx[p] = gateway_port_ifindex(d->gw, p);
+		}
+		if (linkwatch_open(&d->lw, &d->loop, names, idx, on_link_event,
+				   d, err, errlen))
+			return -1;
 	}
 	return 0;
 }
@@ -621,6 +675,7 @@ int daemon_run(const char *path, struct xdplane_config *cfg,
 	d->path = path;
 	d->cfg = cfg;
 	d->sig_fd = d->timer_fd = -1;
+	d->lw.fd = -1;
 	d->log_level_forced = log_level_forced;
 	d->start_unix = unix_now();
 	d->reload.generation = 1;
@@ -686,13 +741,21 @@ int daemon_run(const char *path, struct xdplane_config *cfg,
 			break;
 		}
 	}
-	log_info("stopping (signal %d)", d->stop_signal);
+	if (d->exit_status)
+		log_info("stopping (a port was replaced)");
+	else
+		log_info("stopping (signal %d)", d->stop_signal);
 	sdn_notify("STOPPING=1");
+	linkwatch_close(&d->lw);
 	close_servers(d);
 	rc = stop_and_report(d);
+	if (!rc)
+		rc = d->exit_status;
 out:
-	if (rc == 1) /* set-up failed: nothing to report */
+	if (rc == 1) { /* set-up failed: nothing to report */
+		linkwatch_close(&d->lw);
 		close_servers(d);
+	}
 	gateway_close(d->gw, NULL);
 	if (d->sig_fd >= 0)
 		close(d->sig_fd);

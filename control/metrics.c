@@ -219,6 +219,13 @@ static void render_process(FILE *out, const struct stats_snapshot *s)
 	family(out, "xdplane_max_frame_bytes", "gauge",
 	       "Largest frame a socket can receive.");
 	sample_u64(out, "xdplane_max_frame_bytes", NULL, 0, s->max_frame);
+	family(out, "xdplane_multibuf", "gauge",
+	       "1 when AF_XDP multi-buffer is on: frames larger than one UMEM "
+	       "frame cross as chains of frames.");
+	sample_u64(out, "xdplane_multibuf", NULL, 0, s->multibuf);
+	family(out, "xdplane_max_frags", "gauge",
+	       "UMEM frames a packet may take, at most (1: single-buffer).");
+	sample_u64(out, "xdplane_max_frags", NULL, 0, s->max_frags);
 }
 
 static void render_config(FILE *out, const struct snap_reload *r)
@@ -314,6 +321,14 @@ static const struct queue_counter queue_counters[] = {
 	QC("xdplane_fill_wakeups_total",
 	   "recvfrom() calls that woke the driver to refill its fill ring.",
 	   fill_wakeups),
+	QC("xdplane_rx_chains_total",
+	   "Multi-buffer packets (chains of UMEM frames) received on the "
+	   "queue.",
+	   rx_chains),
+	QC("xdplane_tx_chains_total",
+	   "Multi-buffer packets (chains of UMEM frames) transmitted on the "
+	   "queue.",
+	   tx_chains),
 	QC("xdplane_foreign_frames_total",
 	   "Completed frames with no owner; nonzero means a bug.",
 	   foreign_frames),
@@ -385,7 +400,12 @@ static const struct queue_variant port_drop_reasons[] = {
 	{"handoff_full", offsetof(struct gw_port_stats, drop_handoff_full)},
 	{"invalid_desc", offsetof(struct gw_port_stats, drop_invalid_desc)},
 	{"multibuf", offsetof(struct gw_port_stats, drop_multibuf)},
+	{"chain_long", offsetof(struct gw_port_stats, drop_chain_long)},
+	{"chain_head", offsetof(struct gw_port_stats, drop_chain_head)},
+	{"chain_room", offsetof(struct gw_port_stats, drop_chain_room)},
+	{"chain_tx", offsetof(struct gw_port_stats, drop_chain_tx)},
 	{"malformed", offsetof(struct gw_port_stats, drop_malformed)},
+	{"port_down", offsetof(struct gw_port_stats, drop_port_down)},
 };
 
 static const struct queue_variant xsk_invalid_directions[] = {
@@ -420,6 +440,93 @@ static void render_queue_variants(FILE *out, const struct stats_snapshot *s,
 				sample_u64(
 					out, name, l, 3,
 					field_u64(&port->q[i].s, v[k].offset));
+			}
+		}
+	}
+}
+
+/* PFC (IEEE 802.1Qbb) of each port, per 802.1p priority (gateway.h
+ * struct gw_pfc_stats): received on the port, sent out of it. */
+struct pfc_family {
+	const char *name, *help;
+	size_t offset; /* of a uint64_t[8] in struct gw_pfc_stats */
+	double scale;
+};
+
+#define PF(n, h, field, scale)                                                 \
+	{                                                                      \
+		n, h, offsetof(struct gw_pfc_stats, field), scale              \
+	}
+
+static const struct pfc_family pfc_families[] = {
+	PF("xdplane_pfc_rx_total",
+	   "PFC frames received on the port that name the priority.", rx, 0),
+	PF("xdplane_pfc_rx_xon_total",
+	   "PFC frames received on the port with time 0 (XON) for the "
+	   "priority.",
+	   rx_xon, 0),
+	PF("xdplane_pfc_tx_xoff_total",
+	   "PFC XOFF frames sent out of the port for the priority (its "
+	   "lossless queue crossed xoff).",
+	   tx_xoff, 0),
+	PF("xdplane_pfc_tx_xon_total",
+	   "PFC XON frames (time 0) sent out of the port for the priority.",
+	   tx_xon, 0),
+	PF("xdplane_pfc_paused_seconds_total",
+	   "Time the port's egress held the priority's classes paused by PFC.",
+	   paused_ns, 1e-9),
+	PF("xdplane_pfc_watchdog_storms_total",
+	   "PFC pause storms: the priority paused longer than pfc.watchdog.",
+	   storms, 0),
+	PF("xdplane_pfc_watchdog_drops_total",
+	   "Frames of the priority's classes dropped by the PFC watchdog.",
+	   watchdog_drops, 0),
+	PF("xdplane_pfc_ignored_total",
+	   "PFC frames for the priority ignored after a storm "
+	   "(pfc.watchdog_restore).",
+	   ignored, 0),
+};
+
+static void render_pfc(FILE *out, const struct stats_snapshot *s)
+{
+	static const char *const prio[8] = {"0", "1", "2", "3",
+					    "4", "5", "6", "7"};
+	struct label l[2];
+
+	family(out, "xdplane_pfc_frames_received_total", "counter",
+	       "Valid PFC frames received on the port (never forwarded).");
+	for (int p = 0; p < GW_PORTS; p++) {
+		l[0] = LABEL_ARRAY("port", s->ports[p].ifname);
+		sample_u64(out, "xdplane_pfc_frames_received_total", l, 1,
+			   s->ports[p].s.pfc.rx_frames);
+	}
+	family(out, "xdplane_mac_control_dropped_total", "counter",
+	       "MAC control frames (EtherType 0x8808) other than valid PFC "
+	       "received on the port: dropped.");
+	for (int p = 0; p < GW_PORTS; p++) {
+		l[0] = LABEL_ARRAY("port", s->ports[p].ifname);
+		sample_u64(out, "xdplane_mac_control_dropped_total", l, 1,
+			   s->ports[p].s.pfc.mac_control_drops);
+	}
+	for (size_t f = 0; f < sizeof(pfc_families) / sizeof(*pfc_families);
+	     f++) {
+		const struct pfc_family *pf = &pfc_families[f];
+
+		family(out, pf->name, "counter", pf->help);
+		for (int p = 0; p < GW_PORTS; p++) {
+			const uint64_t *v =
+				(const uint64_t *)((const char *)&s->ports[p]
+							   .s.pfc +
+						   pf->offset);
+
+			for (int k = 0; k < 8; k++) {
+				l[0] = LABEL_ARRAY("port", s->ports[p].ifname);
+				l[1] = LABEL("priority", prio[k]);
+				if (pf->scale)
+					sample_double(out, pf->name, l, 2,
+						      (double)v[k] * pf->scale);
+				else
+					sample_u64(out, pf->name, l, 2, v[k]);
 			}
 		}
 	}
@@ -471,7 +578,8 @@ static void render_queues(FILE *out, const struct stats_snapshot *s)
 	render_queue_variants(
 		out, s, "xdplane_drops_total",
 		"Frames dropped by the RX path, by reason (malformed: "
-		"malformed frames the policy drops).",
+		"malformed frames the policy drops; port_down: frames to "
+		"leave the port while its interface was gone).",
 		"reason", port_drop_reasons,
 		sizeof(port_drop_reasons) / sizeof(*port_drop_reasons));
 	render_queue_variants(out, s, "xdplane_xsk_invalid_descs_total",
@@ -691,6 +799,7 @@ int metrics_render(const struct stats_snapshot *s, FILE *out)
 	render_config(out, &s->reload);
 	render_ports(out, s);
 	render_queues(out, s);
+	render_pfc(out, s);
 	render_classes(out, s);
 	render_sojourn_histograms(out, s);
 	if (fflush(out) == EOF || ferror(out))

@@ -53,6 +53,8 @@ static void take_port(struct gateway *gw, int p, const struct qos_policy *pol,
 		sc->limit_bytes = qc->limit_bytes;
 		sc->limit_packets = qc->limit_packets;
 		sc->ecn = qc->ecn.enabled;
+		sc->lossless = qc->lossless;
+		sc->pcp = qc->has_pcp ? qc->pcp : -1;
 		sp->n_classes++;
 	}
 }
@@ -82,6 +84,10 @@ struct stats_snapshot *snapshot_take(const struct snapshot_source *src)
 	s->n_workers = info.n_workers;
 	s->umem_frames = info.umem_frames;
 	s->max_frame = info.max_frame;
+	s->multibuf = info.multibuf;
+	s->max_frags = info.max_frags;
+	for (int p = 0; p < GW_PORTS; p++)
+		s->ports[p].mtu = info.mtu[p];
 	s->queues = info.queues;
 	s->mem_node = info.mem_node;
 	s->control_cpu = info.control_cpu;

@@ -33,6 +33,8 @@ struct snap_class {
 	uint64_t min_bps; /* effective guaranteed minimum; 0: none */
 	uint32_t limit_bytes, limit_packets;
 	bool ecn;
+	bool lossless; /* PFC (pfc.h): XOFF/XON instead of drops */
+	int pcp; /* 802.1p priority PFC pauses it by; -1: none */
 	struct gw_class_stats s; /* summed over the port's queues */
 };
 
@@ -46,6 +48,7 @@ struct snap_queue {
 struct snap_port {
 	char ifname[16];
 	uint64_t rate_bps; /* egress shaper; 0: unshaped */
+	uint32_t mtu; /* the interface's MTU at start */
 	struct gw_port_stats s; /* summed over queues, plus XDP verdicts */
 	uint32_t n_queues;
 	struct snap_queue q[GW_MAX_QUEUES];
@@ -77,6 +80,8 @@ struct stats_snapshot {
 	uint32_t n_workers;
 	uint32_t umem_frames;
 	uint32_t max_frame;
+	bool multibuf; /* AF_XDP multi-buffer (frame chains) on */
+	uint32_t max_frags; /* UMEM frames per packet, at most */
 	uint32_t queues; /* per port */
 	int mem_node; /* the UMEM's NUMA node, -1: not bound */
 	int control_cpu; /* -1: not pinned */

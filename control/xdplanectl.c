@@ -633,6 +633,12 @@ static void print_status(json_t *r)
 	       ", umem %" JSON_INTEGER_FORMAT
 	       " frames, max frame %" JSON_INTEGER_FORMAT " bytes\n",
 	       num(r, "workers"), num(r, "umem_frames"), num(r, "max_frame"));
+	if (json_is_true(json_object_get(r, "multibuf")))
+		printf("multi-buffer on: up to %" JSON_INTEGER_FORMAT
+		       " UMEM frames per packet\n",
+		       num(r, "max_frags"));
+	else
+		printf("multi-buffer off: one UMEM frame per packet\n");
 	v = json_object_get(r, "mem_node");
 	if (json_is_integer(v))
 		printf("memory       UMEM bound to NUMA node "
@@ -690,6 +696,59 @@ static void print_header(struct table *t, const char *const *names)
 {
 	for (int i = 0; i < t->ncols; i++)
 		cell(t, "%s", names[i]);
+}
+
+/* PFC per port and priority, the rows with anything counted (none: no
+ * table). */
+static void print_pfc(json_t *ports)
+{
+	static const char *const cols[] = {"PORT",     "PRIO",	    "RX_PFC",
+					   "RX_XON",   "TX_XOFF",   "TX_XON",
+					   "PAUSED_S", "WD_STORMS", "WD_DROPS"};
+	static const char *const keys[] = {
+		"pfc_rx",    "pfc_rx_xon",	"pfc_tx_xoff",	 "pfc_tx_xon",
+		"paused_ns", "watchdog_storms", "watchdog_drops"};
+	json_t *p;
+	struct table t;
+	int rows = 0;
+
+	table_init(&t, 9, 2);
+	print_header(&t, cols);
+	for (size_t i = 0; (p = json_array_get(ports, i)); i++) {
+		json_t *f = json_object_get(p, "pfc");
+
+		for (size_t prio = 0; prio < 8; prio++) {
+			json_int_t v[7], any = 0;
+
+			for (int k = 0; k < 7; k++) {
+				v[k] = json_integer_value(json_array_get(
+					json_object_get(f, keys[k]), prio));
+				any |= v[k];
+			}
+			if (!any)
+				continue;
+			rows++;
+			cell(&t, "%s", str(p, "name"));
+			cell(&t, "%zu", prio);
+			cell_count(&t, (double)v[0], "");
+			cell_count(&t, (double)v[1], "");
+			cell_count(&t, (double)v[2], "");
+			cell_count(&t, (double)v[3], "");
+			cell(&t, "%.3f", (double)v[4] / 1e9);
+			cell_count(&t, (double)v[5], "");
+			cell_count(&t, (double)v[6], "");
+		}
+	}
+	if (rows)
+		printf("\n");
+	else
+		t.n = t.ncols; /* the header alone: not printed */
+	if (rows)
+		table_print(&t);
+	for (size_t i = 0; !rows && i < t.n; i++)
+		free(t.cells[i]);
+	if (!rows)
+		free(t.cells);
 }
 
 static void print_stats(json_t *r)
@@ -760,6 +819,7 @@ static void print_stats(json_t *r)
 		}
 	}
 	table_print(&t);
+	print_pfc(ports);
 }
 
 /* A configured rate; 0 (none): "-". */
@@ -774,13 +834,13 @@ static void cell_rate(struct table *t, json_int_t bps)
 static void print_classes(json_t *r)
 {
 	static const char *const cols[] = {
-		"EGRESS", "CLASS",     "LEVEL", "QUANTUM",
-		"CEIL",	  "MIN",       "LIMIT", "LIMIT_PKTS",
-		"ECN",	  "SENT_PKTS", "DROPS", "ECN_MARKS"};
+		"EGRESS", "CLASS",     "LEVEL",	     "QUANTUM",	 "CEIL",
+		"MIN",	  "LIMIT",     "LIMIT_PKTS", "ECN",	 "LOSSLESS",
+		"PCP",	  "SENT_PKTS", "DROPS",	     "ECN_MARKS"};
 	json_t *ports = json_object_get(r, "ports"), *p, *v;
 	struct table t;
 
-	table_init(&t, 12, 2);
+	table_init(&t, 14, 2);
 	print_header(&t, cols);
 	for (size_t i = 0; (p = json_array_get(ports, i)); i++) {
 		json_t *classes = json_object_get(p, "classes");
@@ -795,6 +855,8 @@ static void print_classes(json_t *r)
 			cell_count(&t, (double)num(v, "limit_bytes"), "B");
 			cell_count(&t, (double)num(v, "limit_packets"), "");
 			cell_json(&t, json_object_get(v, "ecn"));
+			cell_json(&t, json_object_get(v, "lossless"));
+			cell_json(&t, json_object_get(v, "pcp"));
 			cell_count(&t, (double)num(v, "sent_packets"), "");
 			cell_count(&t, (double)sum_of(v, "drops"), "");
 			cell_count(&t, (double)num(v, "ecn_marks"), "");

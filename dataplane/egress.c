@@ -4,17 +4,27 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include "egress.h"
 #include "roce.h"
 
+/* PFC (the block at the end of the file) */
+static void pfc_event(struct egress_task *t, const struct fb_event *ev,
+		      uint64_t now);
+static void pfc_pass(struct egress_task *t, uint64_t now);
+static void tx_ctrl(struct egress_task *t, const struct frame_desc *d);
+
 int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 		     const struct umem_area *umem, uint32_t batch,
 		     const struct qos_policy *pol, int port,
 		     uint32_t max_queued)
 {
+	int err;
+
 	memset(t, 0, sizeof(*t));
 	t->xq = xq;
 	t->umem = umem;
@@ -23,13 +33,25 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 	t->port = port;
 	t->dcq = &pol->dcqcn;
 	t->np_wake_fd = -1;
-	return sched_init_reloadable(&t->sched, pol, port, max_queued,
-				     mono_ns());
+	t->max_frags = 1;
+	err = sched_init_reloadable(&t->sched, pol, port, max_queued,
+				    mono_ns());
+	if (!err)
+		egress_task_set_pfc(t, pol);
+	return err;
 }
 
 void egress_task_fini(struct egress_task *t)
 {
 	sched_fini(&t->sched);
+}
+
+void egress_task_set_multibuf(struct egress_task *t, uint32_t max_frags)
+{
+	if (max_frags < 2)
+		t->max_frags = 1;
+	else
+		t->max_frags = MIN(max_frags, FRAME_CHAIN_MAX);
 }
 
 int egress_task_add_feedback(struct egress_task *t, struct feedback_ring *r)
@@ -65,6 +87,16 @@ static void give_back(struct egress_task *t, uint32_t owner,
 	return_ring_enqueue(r, addrs, n);
 }
 
+/* Every frame of packet d back to its owner (a drop). */
+static void give_back_desc(struct egress_task *t, const struct frame_desc *d)
+{
+	uint64_t starts[FRAME_CHAIN_MAX];
+	uint32_t n = frame_desc_frames(t->umem, d, starts);
+
+	/* a chain's frames all belong to the RX task that received it */
+	give_back(t, umem_owner(t->umem, starts[0]), starts, n);
+}
+
 static uint32_t reap_completions(struct egress_task *t)
 {
 	uint64_t addrs[EGRESS_MAX_BATCH];
@@ -96,7 +128,7 @@ static uint32_t tx_unsent(const struct xsk_queue *q)
 	       __atomic_load_n(q->tx.consumer, __ATOMIC_ACQUIRE);
 }
 
-static void kick(struct egress_task *t)
+static void kick(struct egress_task *t, uint64_t now)
 {
 	int tries = t->copy_mode ? 64 : 1;
 
@@ -108,6 +140,7 @@ static void kick(struct egress_task *t)
 			log_ratelimited(&t->kick_rl, 5, LOG_LVL_WARN,
 					"queue %u: TX kick failed: %s",
 					t->xq->queue_id, strerror(errno));
+			t->kick_after = now + EGRESS_KICK_BACKOFF_NS;
 			return;
 		}
 		if (!tx_unsent(t->xq))
@@ -125,14 +158,13 @@ static uint32_t take_handoffs(struct egress_task *t, uint64_t now)
 	for (k = 0; k < t->n_in; k++) {
 		n = handoff_ring_dequeue(t->in[k], descs, t->batch);
 		for (i = 0; i < n; i++) {
-			if (unlikely(sched_enqueue(&t->sched, &descs[i],
-						   base + descs[i].addr,
-						   now))) {
-				uint64_t a = umem_frame_start(t->umem,
-							      descs[i].addr);
-
-				give_back(t, umem_owner(t->umem, a), &a, 1);
+			if (unlikely(descs[i].meta & SCHED_META_CTRL)) {
+				tx_ctrl(t, &descs[i]); /* PFC: no waiting */
+				continue;
 			}
+			if (unlikely(sched_enqueue(&t->sched, &descs[i],
+						   base + descs[i].addr, now)))
+				give_back_desc(t, &descs[i]);
 		}
 		total += n;
 	}
@@ -145,6 +177,10 @@ static void apply_feedback(struct egress_task *t, const struct fb_event *ev,
 {
 	struct sched *s = &t->sched;
 
+	if (ev->type == FB_PFC) {
+		pfc_event(t, ev, now);
+		return;
+	}
 	for (uint32_t m = s->fq_mask; m; m &= m - 1) {
 		unsigned int slot = (unsigned int)__builtin_ctz(m);
 		struct flowq *q = s->cl[slot].fq;
@@ -170,17 +206,19 @@ static void apply_feedback(struct egress_task *t, const struct fb_event *ev,
 static uint32_t take_feedback(struct egress_task *t, uint64_t now)
 {
 	struct fb_event ev[32];
-	uint32_t total = 0, n;
+	uint32_t total = 0, pfc = 0, n;
 
 	for (uint32_t k = 0; k < t->n_fb_in; k++) {
 		while ((n = feedback_ring_dequeue(t->fb_in[k], ev, 32))) {
-			for (uint32_t i = 0; i < n; i++)
+			for (uint32_t i = 0; i < n; i++) {
 				apply_feedback(t, &ev[i], now);
+				pfc += ev[i].type == FB_PFC;
+			}
 			total += n;
 		}
 	}
-	if (total)
-		ctr_add(&t->ctr.fb_events, total);
+	if (total - pfc) /* DCQCN's; PFC frames count in pfc_rx */
+		ctr_add(&t->ctr.fb_events, total - pfc);
 	return total;
 }
 
@@ -249,6 +287,56 @@ static void send_due_cnps(struct egress_task *t)
 	}
 }
 
+/* Multi-buffer TX of got packets (some of them chains), whose room the
+ * caller checked at max_frags descriptors each. Returns the descriptors
+ * submitted; *bytes gets the packets' bytes. */
+static __attribute__((noinline)) uint32_t
+tx_chains(struct egress_task *t, const struct frame_desc *descs, uint32_t got,
+	  uint64_t *bytes)
+{
+	uint32_t slots = 0, idx = 0, i, k = 0, chains = 0;
+
+	for (i = 0; i < got; i++)
+		slots += frame_desc_slots(t->umem, &descs[i]);
+	if (unlikely(xsk_ring_prod__reserve(&t->xq->tx, slots, &idx) !=
+		     slots)) {
+		for (i = 0; i < got; i++)
+			give_back_desc(t, &descs[i]);
+		ctr_add(&t->ctr.chain_no_room, got);
+		return 0;
+	}
+	for (i = 0; i < got; i++) {
+		k += frame_tx_put(&t->xq->tx, idx + k, t->umem, &descs[i]);
+		*bytes += descs[i].len;
+		chains += frame_desc_is_chain(&descs[i]);
+	}
+	xsk_ring_prod__submit(&t->xq->tx, slots);
+	if (chains)
+		ctr_add(&t->ctr.chains, chains);
+	return slots;
+}
+
+/* The port is gone (egress_task.port_down): give every frame handed over
+ * back to its owner, counted; what was queued or on the TX ring stays
+ * there (the census finds it); transmissions awaiting completion never
+ * complete, so stop waiting for them. */
+static __attribute__((noinline)) uint32_t drop_port_down(struct egress_task *t)
+{
+	struct frame_desc descs[EGRESS_MAX_BATCH];
+	uint32_t total = 0, n, i, k;
+
+	t->outstanding = 0;
+	for (k = 0; k < t->n_in; k++) {
+		n = handoff_ring_dequeue(t->in[k], descs, t->batch);
+		for (i = 0; i < n; i++)
+			give_back_desc(t, &descs[i]);
+		total += n;
+	}
+	if (total)
+		ctr_add(&t->ctr.drop_port_down, total);
+	return total;
+}
+
 uint32_t egress_task_poll(struct egress_task *t)
 {
 	struct frame_desc descs[EGRESS_MAX_BATCH];
@@ -256,17 +344,32 @@ uint32_t egress_task_poll(struct egress_task *t)
 	uint32_t work, room, got = 0, idx = 0, i;
 	uint64_t bytes = 0, now;
 
+	if (unlikely(__atomic_load_n(&t->port_down, __ATOMIC_RELAXED)))
+		return drop_port_down(t);
 	work = reap_completions(t);
 	now = mono_ns(); /* once per pass */
-	if (unlikely(t->sched.fq_mask))
+	if (unlikely(t->sched.fq_mask | t->pfc_on))
 		work += take_feedback(t, now);
 	work += take_handoffs(t, now);
 
-	room = xsk_prod_nb_free(&t->xq->tx, t->batch);
-	room = MIN(room, t->batch);
+	if (likely(t->max_frags == 1)) {
+		room = xsk_prod_nb_free(&t->xq->tx, t->batch);
+		room = MIN(room, t->batch);
+	} else { /* room for every packet to be a chain of max_frags */
+		room = xsk_prod_nb_free(&t->xq->tx, t->batch * t->max_frags);
+		room = MIN(room / t->max_frags, t->batch);
+	}
 	if (room && sched_backlog_packets(&t->sched))
 		got = sched_dequeue(&t->sched, descs, room, now);
-	if (got) {
+	if (unlikely(got && t->max_frags > 1)) {
+		uint32_t slots = tx_chains(t, descs, got, &bytes);
+
+		if (slots) {
+			t->outstanding += slots;
+			ctr_add(&t->ctr.packets, got);
+			ctr_add(&t->ctr.bytes, bytes);
+		}
+	} else if (got) {
 		/* room was checked: reserve cannot come up short */
 		xsk_ring_prod__reserve(&t->xq->tx, got, &idx);
 		for (i = 0; i < got; i++) {
@@ -283,10 +386,13 @@ uint32_t egress_task_poll(struct egress_task *t)
 	}
 	if (unlikely(t->sched.fq_mask))
 		send_due_cnps(t);
-	if (t->copy_mode ? tx_unsent(t->xq) != 0
-			 : t->outstanding &&
-				   xsk_ring_prod__needs_wakeup(&t->xq->tx)) {
-		kick(t);
+	if (unlikely(t->pfc_on | t->pfc_rx.paused))
+		pfc_pass(t, now);
+	if ((t->copy_mode ? tx_unsent(t->xq) != 0
+			  : t->outstanding &&
+				    xsk_ring_prod__needs_wakeup(&t->xq->tx)) &&
+	    now >= t->kick_after) {
+		kick(t, now);
 		work += reap_completions(t);
 	}
 	return work + got;
@@ -296,19 +402,210 @@ int egress_task_reconfigure(struct egress_task *t, const struct qos_policy *pol)
 {
 	uint64_t now = mono_ns();
 
+	int err;
+
 	while (take_handoffs(t, now))
 		;
-	return sched_reconfigure(&t->sched, pol, t->port, now);
+	err = sched_reconfigure(&t->sched, pol, t->port, now);
+	if (!err)
+		egress_task_set_pfc(t, pol);
+	return err;
 }
 
 static void census_desc(const struct frame_desc *d, void *arg)
 {
 	struct umem_census *c = arg;
+	uint64_t starts[FRAME_CHAIN_MAX];
+	uint32_t n = frame_desc_frames(c->u, d, starts);
 
-	umem_census_add(c, umem_frame_start(c->u, d->addr));
+	for (uint32_t i = 0; i < n; i++)
+		umem_census_add(c, starts[i]);
 }
 
 void egress_task_census(struct egress_task *t, struct umem_census *c)
 {
 	sched_foreach(&t->sched, census_desc, c);
+}
+
+/* ---- PFC (egress.h "PFC", pfc.h) ---- */
+
+void egress_task_set_pfc(struct egress_task *t, const struct qos_policy *pol)
+{
+	const struct qos_port *me = &pol->port[t->port],
+			      *other = &pol->port[1 - t->port];
+	struct pfc_rx_cfg rc = {
+		.link_bps = me->link_bps ? me->link_bps : me->rate_bps,
+		.watchdog_ns = pol->pfc.watchdog_ns,
+		.restore_ns = pol->pfc.restore_ns,
+	};
+	uint64_t other_bps =
+		other->link_bps ? other->link_bps : other->rate_bps;
+	struct sched *s = &t->sched;
+	uint32_t mask = 0;
+
+	t->pfc_on = pol->pfc.enabled;
+	pfc_rx_set_cfg(&t->pfc_rx, &rc);
+	/* slots may have moved: the pauses again, the senders afresh */
+	for (unsigned int p = 0; p < PFC_PRIOS; p++)
+		sched_pause_pcp(s, p, pfc_rx_until(&t->pfc_rx, p));
+	for (uint32_t i = 0; i < s->n_slots && t->pfc_on; i++) {
+		const struct qos_class *qc = &pol->classes[s->cl[i].id];
+		struct pfc_tx_cfg *c = &t->pfc_txc[i];
+
+		if (!qc->lossless || !qc->has_pcp)
+			continue;
+		mask |= 1u << i;
+		t->pfc_tx_pcp[i] = qc->pcp & 7;
+		c->xoff = qc->pfc_xoff[t->port];
+		c->xon = qc->pfc_xon[t->port];
+		c->quanta = pol->pfc.quanta ? pol->pfc.quanta : PFC_MAX_QUANTA;
+		c->refresh_ns = pfc_refresh_ns(c->quanta, other_bps);
+		if (!(t->pfc_tx_mask >> i & 1))
+			t->pfc_tx[i] = (struct pfc_tx){0};
+	}
+	t->pfc_tx_mask = mask;
+}
+
+int egress_task_set_pfc_mac(struct egress_task *t, int ifindex)
+{
+	struct ifreq ifr = {0};
+	int fd, err = 0;
+
+	if (!if_indextoname((unsigned int)ifindex, ifr.ifr_name))
+		return -errno;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		err = -errno;
+	else
+		memcpy(t->pfc_mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return err;
+}
+
+/* A MAC control frame from the other port's egress task: straight onto
+ * the TX ring (it must not wait behind paused or shaped classes). */
+static void tx_ctrl(struct egress_task *t, const struct frame_desc *d)
+{
+	struct xdp_desc *txd;
+	uint32_t idx;
+
+	if (unlikely(xsk_ring_prod__reserve(&t->xq->tx, 1, &idx) != 1)) {
+		ctr_add(&t->pfc.ctrl_ring_full, 1);
+		give_back_desc(t, d);
+		return;
+	}
+	txd = xsk_ring_prod__tx_desc(&t->xq->tx, idx);
+	txd->addr = d->addr;
+	txd->len = d->len;
+	txd->options = 0;
+	xsk_ring_prod__submit(&t->xq->tx, 1);
+	t->outstanding++;
+	ctr_add(&t->pfc.ctrl_sent, 1);
+}
+
+/* Apply the deadlines of the priorities in `changed` to the scheduler,
+ * and flush those the watchdog declared storms. */
+static void give_back_cb(const struct frame_desc *d, void *arg)
+{
+	give_back_desc(arg, d);
+}
+
+static void pfc_apply(struct egress_task *t, uint8_t changed, uint8_t storms)
+{
+	for (unsigned int m = changed; m; m &= m - 1) {
+		unsigned int p = (unsigned int)__builtin_ctz(m);
+
+		sched_pause_pcp(&t->sched, p, pfc_rx_until(&t->pfc_rx, p));
+	}
+	for (unsigned int m = storms; m; m &= m - 1) {
+		unsigned int p = (unsigned int)__builtin_ctz(m);
+		uint32_t n = sched_flush_pcp(&t->sched, p, give_back_cb, t);
+
+		ctr_add(&t->pfc.watchdog_drops[p], n);
+		log_warn("PFC watchdog: priority %u on egress port %d paused "
+			 "for %llu ms: storm, %u frames dropped, PFC ignored "
+			 "for %llu ms",
+			 p, t->port,
+			 (unsigned long long)(t->pfc_rx.cfg.watchdog_ns /
+					      1000000),
+			 n,
+			 (unsigned long long)(t->pfc_rx.cfg.restore_ns /
+					      1000000));
+	}
+}
+
+static void pfc_event(struct egress_task *t, const struct fb_event *ev,
+		      uint64_t now)
+{
+	struct pfc_frame f = {.vector = ev->class_id};
+	uint8_t changed, storms = 0;
+
+	if (!t->pfc_on)
+		return;
+	memcpy(f.quanta, ev->src, sizeof(f.quanta));
+	changed = pfc_rx_frame(&t->pfc_rx, &f, now, &storms);
+	pfc_apply(t, changed, storms);
+}
+
+/* Build a PFC frame for priority pcp (quanta 0: XON) and hand it to the
+ * other port's egress task. Returns true when it is on its way. */
+static bool send_pfc(struct egress_task *t, unsigned int pcp, uint16_t quanta)
+{
+	uint16_t q[PFC_PRIOS] = {0};
+	struct frame_desc d;
+	uint8_t *frame;
+
+	if (!t->np_pool || !t->np_out || !t->np_pool->count)
+		return false;
+	q[pcp] = quanta;
+	d.addr = t->np_pool->addrs[--t->np_pool->count];
+	frame = (uint8_t *)t->umem->base + d.addr;
+	d.len = (uint32_t)pfc_build(frame, t->umem->frame_size, t->pfc_mac,
+				    (uint8_t)(1u << pcp), q);
+	d.meta = SCHED_META_CTRL;
+	if (d.len && handoff_ring_enqueue(t->np_out, &d, 1)) {
+		if (t->np_wake_fd >= 0) {
+			uint64_t one = 1;
+
+			(void)!write(t->np_wake_fd, &one, sizeof(one));
+		}
+		return true;
+	}
+	frame_pool_put(t->np_pool, d.addr);
+	return false;
+}
+
+/* Each pass with PFC on: expiries and the watchdog of the pauses, then
+ * the XOFF/XON hysteresis of every lossless queue. */
+static void pfc_pass(struct egress_task *t, uint64_t now)
+{
+	struct sched *s = &t->sched;
+
+	if (t->pfc_rx.paused) {
+		uint8_t storms = 0,
+			ended = pfc_rx_tick(&t->pfc_rx, now, &storms);
+
+		if (unlikely(ended))
+			pfc_apply(t, ended, storms);
+	}
+	for (uint32_t m = t->pfc_tx_mask; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+		unsigned int pcp = t->pfc_tx_pcp[i];
+		const struct pfc_tx_cfg *c = &t->pfc_txc[i];
+		enum pfc_tx_action a =
+			pfc_tx_decide(&t->pfc_tx[i], c, s->cl[i].bytes, now);
+
+		if (likely(a == PFC_TX_NONE))
+			continue;
+		if (!send_pfc(t, pcp, a == PFC_TX_XOFF ? c->quanta : 0)) {
+			ctr_add(&t->pfc.tx_no_frame, 1);
+			continue;
+		}
+		pfc_tx_commit(&t->pfc_tx[i], c, a, now);
+		ctr_add(a == PFC_TX_XOFF ? &t->pfc.tx_xoff[pcp]
+					 : &t->pfc.tx_xon[pcp],
+			1);
+	}
 }

@@ -20,6 +20,13 @@
  * its scheduler, and after transmitting turns the CNPs that the flows' NP
  * rule made due into CNP frames for the other port (flowq.h, roce.h).
  *
+ * Multi-buffer (egress_task_set_multibuf): a packet may be a chain of
+ * frames (frame_chain.h). The task dequeues only as many packets as the
+ * TX ring has room for at max_frags descriptors each, so a chain is always
+ * written whole (XDP_PKT_CONTD on all but its last descriptor); a chain
+ * the scheduler refuses goes back frame by frame. With max_frags 1 (the
+ * MTU fits one frame) the TX loop is the single-buffer one.
+ *
  * TX kick: in copy mode the kernel transmits only from sendto(), at most a
  * few dozen frames per call, so the task kicks until the TX ring is empty or
  * the kernel stops accepting (bounded per pass). In zero-copy mode one kick
@@ -33,7 +40,9 @@
 #include "compiler.h"
 #include "feedback.h"
 #include "frame.h"
+#include "frame_chain.h"
 #include "log.h"
+#include "pfc.h"
 #include "tc_sched.h"
 #include "umem.h"
 #include "xsk_queue.h"
@@ -41,6 +50,7 @@
 #define EGRESS_MAX_INPUTS 8
 #define EGRESS_MAX_OWNERS 128
 #define EGRESS_MAX_BATCH 256
+#define EGRESS_KICK_BACKOFF_NS 10000000ull /* 10 ms, see kick_after */
 #define EGRESS_MAX_FEEDBACK 65 /* one per RX task of the port, + hints */
 
 struct egress_counters {
@@ -53,6 +63,21 @@ struct egress_counters {
 	ctr_t np_cnps; /* CNP frames built for senders (NP) */
 	ctr_t np_no_frame; /* a CNP was due, no free frame */
 	ctr_t np_out_full; /* a CNP was due, the other port's ring full */
+	ctr_t chains; /* multi-buffer packets sent */
+	ctr_t chain_no_room; /* a chain the TX ring could not take whole:
+			      * dropped (cannot happen: room is reserved) */
+	ctr_t drop_port_down; /* handed over while the port was gone */
+} __cacheline_aligned;
+
+/* PFC counters of an egress task (see "PFC" below). */
+struct egress_pfc_counters {
+	ctr_t tx_xoff[PFC_PRIOS]; /* XOFF frames built for the other port */
+	ctr_t tx_xon[PFC_PRIOS]; /* XON (time 0) frames built for it */
+	ctr_t tx_no_frame; /* a PFC frame was due: no free frame or the
+			    * other port's ring full (decided again later) */
+	ctr_t ctrl_sent; /* MAC control frames put on this port's TX ring */
+	ctr_t ctrl_ring_full; /* ...dropped: the TX ring was full */
+	ctr_t watchdog_drops[PFC_PRIOS]; /* frames flushed by the watchdog */
 } __cacheline_aligned;
 
 struct egress_task {
@@ -63,9 +88,15 @@ struct egress_task {
 	struct return_ring *ret_by_owner[EGRESS_MAX_OWNERS];
 	uint32_t batch;
 	uint32_t outstanding; /* submitted to TX, not completed yet */
+	uint32_t max_frags; /* TX descriptors per packet, at most (1: single
+			     * buffer) */
 	bool copy_mode;
 	int port; /* egress port of the pair, 0 or 1 */
 	struct log_ratelimit kick_rl;
+	/* A kick failed for good (ENETDOWN: the port is down; ENXIO): no new
+	 * kick before this time, so that a down port does not keep the worker
+	 * spinning on failed sendto()s (EGRESS_KICK_BACKOFF_NS). */
+	uint64_t kick_after;
 	/* DCQCN: feedback in (RX tasks of this port, hints from the control
 	 * thread); NP out: CNP frames, in frames of np_pool (the RX task of
 	 * the same worker unit), to the egress task of the other port */
@@ -77,7 +108,34 @@ struct egress_task {
 	const struct qos_dcqcn *dcq; /* NP DSCP/PCP; set with cls */
 	uint16_t np_ip_id;
 	int np_wake_fd; /* the consumer's worker, when not ours; -1 */
+	/* The port's interface vanished (deleted): written by the control
+	 * thread (gateway_port_set_down), read by the owner each pass. While
+	 * set, frames handed over are given back and counted drop_port_down,
+	 * queued ones stay queued, nothing is sent or kicked. */
+	bool port_down;
 	struct egress_counters ctr;
+	/* PFC (pfc.h), with pfc.enabled in the policy (pfc_on):
+	 *  - pause: PFC frames received on this task's port arrive as
+	 *    FB_PFC events (feedback.h); pfc_rx keeps the pause of the
+	 *    port's 8 priorities and the watchdog, and the scheduler skips
+	 *    the classes of a paused pcp (sched_pause_pcp); a storm flushes
+	 *    them (sched_flush_pcp, watchdog_drops).
+	 *  - send: each lossless class's queue (its bytes, each pass) drives
+	 *    a pfc_tx hysteresis; XOFF/XON frames are built in np_pool's
+	 *    frames and handed to the other port's egress task through
+	 *    np_out (as CNPs are), meta SCHED_META_CTRL: that task puts them
+	 *    on its TX ring at once. The other port is the one the class's
+	 *    traffic comes from.
+	 * Every egress task of a port gets every PFC event: each queue keeps
+	 * its own copy of the port's pause state. */
+	bool pfc_on;
+	uint8_t pfc_mac[6]; /* source MAC of the PFC frames we send */
+	uint32_t pfc_tx_mask; /* scheduler slots of lossless classes */
+	uint8_t pfc_tx_pcp[QOS_MAX_CLASSES]; /* by slot */
+	struct pfc_tx_cfg pfc_txc[QOS_MAX_CLASSES]; /* by slot */
+	struct pfc_tx pfc_tx[QOS_MAX_CLASSES]; /* by slot */
+	struct pfc_rx pfc_rx;
+	struct egress_pfc_counters pfc;
 	struct sched sched;
 };
 
@@ -102,6 +160,8 @@ void egress_task_fini(struct egress_task *t);
 int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 			  uint32_t owner, struct return_ring *ret);
 int egress_task_add_feedback(struct egress_task *t, struct feedback_ring *r);
+/* Multi-buffer on (max_frags >= 2) or off (0 or 1). Set-up only. */
+void egress_task_set_multibuf(struct egress_task *t, uint32_t max_frags);
 
 /* One pass: returns the number of frames it moved. */
 uint32_t egress_task_poll(struct egress_task *t);
@@ -110,6 +170,17 @@ uint32_t egress_task_poll(struct egress_task *t);
 static inline uint64_t egress_task_next_event(const struct egress_task *t,
 					      uint64_t now_ns)
 {
+	if (unlikely(__atomic_load_n(&t->port_down, __ATOMIC_RELAXED)))
+		return UINT64_MAX; /* nothing will leave: do not spin */
+	if (unlikely(t->kick_after > now_ns))
+		return t->kick_after; /* kicks fail (link down): retry then */
+	if (unlikely(t->pfc_rx.paused)) {
+		uint64_t p = pfc_rx_next_ns(&t->pfc_rx), s = UINT64_MAX;
+
+		if (sched_backlog_packets(&t->sched) || t->sched.fq_mask)
+			s = sched_next_event_ns(&t->sched, now_ns);
+		return MIN(MAX(p, now_ns), s);
+	}
 	return sched_backlog_packets(&t->sched) || t->sched.fq_mask
 		       ? sched_next_event_ns(&t->sched, now_ns)
 		       : UINT64_MAX;
@@ -117,5 +188,11 @@ static inline uint64_t egress_task_next_event(const struct egress_task *t,
 
 /* Census of a stopped task: frames held in the scheduler's queues. */
 void egress_task_census(struct egress_task *t, struct umem_census *c);
+
+/* PFC: the policy's settings (init and each reload, owner thread). */
+void egress_task_set_pfc(struct egress_task *t, const struct qos_policy *pol);
+/* Source MAC of the PFC frames this task sends: the MAC of interface
+ * ifindex (the other port). Set-up, control thread. 0 or -errno. */
+int egress_task_set_pfc_mac(struct egress_task *t, int ifindex);
 
 #endif

@@ -11,6 +11,9 @@
  *    congestion) to the egress tasks of a port, one SPSC ring per egress
  *    task with the control thread as its only producer.
  *
+ *  - An RX task that receives an 802.1Qbb PFC frame on port P posts it
+ *    (FB_PFC) the same way: the peer asks port P's egress to pause.
+ *
  * Events carry no frame: the RX task keeps (or forwards) the frame itself.
  * A full ring drops the event and the producer counts it.
  */
@@ -27,6 +30,9 @@ enum fb_type {
 		     * sender's QP; psn: the PSN acknowledged */
 	FB_HINT = 3, /* src: a destination prefix of plen bits; severity
 		      * in parts of 65536; class: its id, 0xff all */
+	FB_PFC = 4, /* an 802.1Qbb frame received on the port (pfc.h):
+		     * class_id: the class-enable vector; src: the 8 pause
+		     * times, uint16_t in host order (pfc_frame.quanta) */
 };
 
 struct fb_event {

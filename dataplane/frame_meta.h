@@ -19,7 +19,13 @@
  *   bits 16-23 offset of the L4 header from the L3 header, bytes (0: no
  *              L4 header, or further than 255 bytes)
  *   bit  24    the L4 header is UDP to port 4791 with a RoCEv2 BTH
- *   bits 25-31 reserved, 0
+ *   bit  25    the packet is a chain of UMEM frames (multi-buffer): addr
+ *              is its first frame, len the whole packet (frame_chain.h)
+ *   bit  26    a MAC control frame (PFC, pfc.h) built by the gateway:
+ *              the egress task puts it on its TX ring at once, bypassing
+ *              the scheduler (it must not wait behind paused or shaped
+ *              classes); the other bits are 0
+ *   bits 27-31 reserved, 0
  */
 #define SCHED_META_CLASS_SHIFT 0
 #define SCHED_META_ECN_SHIFT 4
@@ -27,6 +33,8 @@
 #define SCHED_META_L3OFF_SHIFT 8
 #define SCHED_META_L4DELTA_SHIFT 16
 #define SCHED_META_BTH (1u << 24)
+#define SCHED_META_CHAIN (1u << 25)
+#define SCHED_META_CTRL (1u << 26)
 
 static inline uint32_t sched_meta_pack(unsigned int class_id, unsigned int ecn,
 				       unsigned int l3, unsigned int l3off)

@@ -40,6 +40,7 @@ struct gw_port {
 	char name[IF_NAMESIZE];
 	int ifindex;
 	int mtu;
+	uint32_t frames; /* UMEM frames an MTU-sized packet takes */
 	int lock_fd;
 	struct steer_prog prog;
 	struct xsk_queue q[GW_MAX_QUEUES];
@@ -56,7 +57,9 @@ struct gateway {
 	struct umem_area umem;
 	struct xsk_umem_reg reg;
 	bool zerocopy;
-	uint32_t max_frame;
+	uint32_t max_frame; /* data bytes one UMEM frame holds */
+	bool multibuf; /* some port's MTU needs chains (XDP_USE_SG) */
+	uint32_t max_frags; /* frames per packet, at most (1: single) */
 	uint32_t n_units; /* GW_PORTS * queues */
 	struct rx_task *rx; /* unit u: RX of port u / queues, queue u % q */
 	struct egress_task *eg; /* unit u: egress of the other port */
@@ -212,7 +215,8 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 		      size_t errlen)
 {
 	struct ifreq ifr = {0};
-	int fd, need;
+	uint32_t want, mtu, need, frames;
+	int fd;
 
 	pt->ifindex = if_nametoindex(pt->name);
 	if (!pt->ifindex) {
@@ -228,23 +232,72 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 			close(fd);
 		return -EIO;
 	}
-	close(fd);
 	pt->mtu = ifr.ifr_mtu;
-	need = pt->mtu + GW_L2_OVERHEAD;
-	if (need > (int)gw->max_frame) {
-		snprintf(errbuf, errlen,
-			 "%s: MTU %d needs %d-byte frames, but a UMEM frame of "
-			 "%u bytes carries at most %u (after %d bytes of "
-			 "kernel headroom and umem.headroom %u): lower the MTU "
-			 "to %u or less (ip link set dev %s mtu %u), or raise "
-			 "umem.frame_size",
-			 pt->name, pt->mtu, need, gw->p.frame_size,
-			 gw->max_frame, GW_XDP_HEADROOM, gw->p.frame_headroom,
-			 gw->max_frame - GW_L2_OVERHEAD, pt->name,
-			 gw->max_frame - GW_L2_OVERHEAD);
+	want = gw->p.mtu[pt - gw->port];
+	mtu = want ? want : (uint32_t)pt->mtu;
+	/* Frames per packet, decided before the interface is touched: a
+	 * refused MTU leaves it as it was. */
+	need = mtu + GW_L2_OVERHEAD;
+	frames = (need + gw->max_frame - 1) / gw->max_frame;
+	if (frames > 1 && frames + 1 > FRAME_CHAIN_MAX) {
+		snprintf(
+			errbuf, errlen,
+			"%s: MTU %u needs %u frames of %u B per packet, but "
+			"AF_XDP multi-buffer carries at most %d (a %u-byte "
+			"UMEM frame holds %u after %d bytes of kernel headroom "
+			"and umem.headroom %u): lower the MTU to %u or less, "
+			"or raise umem.frame_size",
+			pt->name, mtu, frames, gw->p.frame_size,
+			FRAME_CHAIN_MAX - 1, gw->p.frame_size, gw->max_frame,
+			GW_XDP_HEADROOM, gw->p.frame_headroom,
+			(FRAME_CHAIN_MAX - 1) * gw->max_frame - GW_L2_OVERHEAD);
+		close(fd);
 		return -EMSGSIZE;
 	}
+	if (mtu != (uint32_t)pt->mtu) {
+		/* ports[].mtu: the interface takes it (refused above the
+		 * driver's max_mtu) */
+		ifr.ifr_mtu = (int)mtu;
+		if (ioctl(fd, SIOCSIFMTU, &ifr)) {
+			int err = errno;
+
+			snprintf(errbuf, errlen,
+				 "%s: cannot set the MTU to %u (ports[].mtu; "
+				 "now %d): %s%s",
+				 pt->name, mtu, pt->mtu, strerror(err),
+				 err == EINVAL
+					 ? " (above the driver's max_mtu, "
+					   "see ip -d link show)"
+					 : "");
+			close(fd);
+			return -err;
+		}
+		log_info("%s: MTU set to %u (was %d)", pt->name, mtu, pt->mtu);
+		pt->mtu = (int)mtu;
+	}
+	close(fd);
+	pt->frames = frames;
+	if (frames > 1) {
+		/* one frame of slack: a driver may fill frames less */
+		gw->multibuf = true;
+		gw->max_frags = MAX(gw->max_frags, frames + 1);
+	}
 	return 0;
+}
+
+/* The start-up log line of a port's frame decision. */
+static void log_port_frames(const struct gateway *gw, const struct gw_port *pt)
+{
+	if (pt->frames > 1)
+		log_info("%s: MTU %d, multi-buffer on, up to %u frames of %u B "
+			 "per packet",
+			 pt->name, pt->mtu, pt->frames, gw->umem.frame_size);
+	else
+		log_info("%s: MTU %d, single-buffer (multi-buffer %s: a "
+			 "%u B frame holds %u B)",
+			 pt->name, pt->mtu,
+			 gw->multibuf ? "on for the other port" : "off",
+			 gw->umem.frame_size, gw->max_frame);
 }
 
 static void close_sockets(struct gateway *gw)
@@ -260,6 +313,23 @@ static void sleep_ms(long ms)
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
+}
+
+/* The bind with XDP_USE_SG failed with EINVAL: a kernel without AF_XDP
+ * multi-buffer (< 6.6). Names the port that needs it and the way out. */
+static void sg_refused(const struct gateway *gw, int err, char *errbuf,
+		       size_t errlen)
+{
+	const struct gw_port *pt = &gw->port[0];
+
+	if (gw->port[1].frames > pt->frames)
+		pt = &gw->port[1];
+	snprintf(errbuf, errlen,
+		 "%s: MTU %d needs AF_XDP multi-buffer (XDP_USE_SG), which "
+		 "the kernel refused: %s; lower the MTU to %u or upgrade to "
+		 "Linux >= 6.6",
+		 pt->name, pt->mtu, strerror(-err),
+		 gw->max_frame - GW_L2_OVERHEAD);
 }
 
 /* Create every socket in one bind mode; all or nothing. */
@@ -289,17 +359,22 @@ static int open_sockets(struct gateway *gw, bool zerocopy, char *errbuf,
 			for (int tries = 0; tries < 30; tries++) {
 				err = xsk_queue_open(&gw->port[p].q[q],
 						     &gw->reg, gw->port[p].name,
-						     q, &sz, zerocopy);
+						     q, &sz, zerocopy,
+						     gw->multibuf);
 				if (err != -EBUSY)
 					break;
 				sleep_ms(100);
 			}
-			if (err) {
+			if (err && gw->multibuf && err == -EINVAL)
+				sg_refused(gw, err, errbuf, errlen);
+			else if (err)
 				snprintf(errbuf, errlen,
-					 "%s queue %u: AF_XDP bind (%s): %s",
+					 "%s queue %u: AF_XDP bind (%s%s): %s",
 					 gw->port[p].name, q,
 					 zerocopy ? "zero-copy" : "copy",
+					 gw->multibuf ? ", multi-buffer" : "",
 					 strerror(-err));
+			if (err) {
 				close_sockets(gw);
 				return err;
 			}
@@ -379,6 +454,11 @@ static int setup_dcqcn_paths(struct gateway *gw, uint32_t per_part)
 		gw->eg[u].cls = &gw->live->cls;
 		gw->eg[u].dcq = &gw->live->qos.dcqcn;
 		gw->eg[u].np_wake_fd = -1;
+		/* PFC frames eg[u] sends leave by rx[u]'s port */
+		if (egress_task_set_pfc_mac(&gw->eg[u],
+					    gw->port[unit_port(gw, u)].ifindex))
+			log_warn("%s: no MAC address for PFC frames",
+				 gw->port[unit_port(gw, u)].name);
 		rx_task_set_dcqcn(&gw->rx[u], &gw->live->qos);
 	}
 	return err;
@@ -414,6 +494,10 @@ static int setup_tasks(struct gateway *gw)
 				       1 - p, per_part);
 		if (err)
 			return err;
+		if (gw->multibuf) {
+			rx_task_set_multibuf(&gw->rx[u], gw->max_frags);
+			egress_task_set_multibuf(&gw->eg[u], gw->max_frags);
+		}
 		err = egress_task_add_input(&gw->eg[u], &gw->ho[u], u,
 					    &gw->ret[u]);
 		if (err)
@@ -528,6 +612,7 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 	}
 	gw->p = *p;
 	gw->max_frame = p->frame_size - GW_XDP_HEADROOM - p->frame_headroom;
+	gw->max_frags = 1;
 	for (int i = 0; i < GW_PORTS; i++) {
 		gw->port[i].lock_fd = -1;
 		gw->port[i].prog.prog_fd = -1;
@@ -537,9 +622,10 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 			 p->ifname[i]);
 	}
 	for (int i = 0; i < GW_PORTS; i++) {
-		err = check_port(gw, &gw->port[i], errbuf, errlen);
+		/* locked first: check_port() may set the MTU */
+		err = lock_port(&gw->port[i], errbuf, errlen);
 		if (!err)
-			err = lock_port(&gw->port[i], errbuf, errlen);
+			err = check_port(gw, &gw->port[i], errbuf, errlen);
 		if (err)
 			goto fail;
 	}
@@ -579,19 +665,22 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 	for (int i = 0; i < GW_PORTS; i++) {
 		err = steer_attach(&gw->port[i].prog, gw->port[i].ifindex,
 				   gw->port[i].name, gw->port[1 - i].ifindex,
-				   p->xdp_mode, p->failure_mode, errbuf,
-				   errlen);
+				   p->xdp_mode, p->failure_mode, gw->multibuf,
+				   errbuf, errlen);
 		if (err)
 			goto fail;
 	}
 	err = setup_sockets(gw, errbuf, errlen);
 	if (err)
 		goto fail;
-	log_info("AF_XDP bind mode: %s (%u queue%s per port, UMEM %u frames "
+	log_info("AF_XDP bind mode: %s%s (%u queue%s per port, UMEM %u frames "
 		 "of %u bytes, largest frame %u bytes)",
-		 gw->zerocopy ? "zero-copy" : "copy", gw->p.queues,
+		 gw->zerocopy ? "zero-copy" : "copy",
+		 gw->multibuf ? ", multi-buffer" : "", gw->p.queues,
 		 gw->p.queues > 1 ? "s" : "", gw->umem.n_frames,
-		 gw->umem.frame_size, gw->max_frame);
+		 gw->umem.frame_size, gw->max_frame * gw->max_frags);
+	for (int i = 0; i < GW_PORTS; i++)
+		log_port_frames(gw, &gw->port[i]);
 	err = setup_tasks(gw);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot set up the tasks: %s%s",
@@ -648,8 +737,11 @@ int gateway_start(struct gateway *gw, char *errbuf, size_t errlen)
 static void census_handoff(const struct frame_desc *d, void *arg)
 {
 	struct umem_census *c = arg;
+	uint64_t starts[FRAME_CHAIN_MAX];
+	uint32_t n = frame_desc_frames(c->u, d, starts);
 
-	umem_census_add(c, umem_frame_start(c->u, d->addr));
+	for (uint32_t i = 0; i < n; i++)
+		umem_census_add(c, starts[i]);
 }
 
 static void census_return(const uint64_t *addr, void *arg)
@@ -780,6 +872,36 @@ static void add_dcqcn_stats(struct gateway *gw, int port, uint32_t q,
 	}
 }
 
+/* PFC of queue q of a port: received by rx[port.q], the pause state of
+ * the egress task transmitting on the port, the frames sent out of it by
+ * the egress task of unit port.q (np_out). */
+static void add_pfc_stats(struct gateway *gw, int port, uint32_t q,
+			  struct gw_port_stats *s)
+{
+	const struct rx_counters *rc = &gw->rx[port * gw->p.queues + q].ctr;
+	const struct egress_task *me = &gw->eg[(1 - port) * gw->p.queues + q],
+				 *snd = &gw->eg[port * gw->p.queues + q];
+	const struct pfc_rx_counters *pr = &me->pfc_rx.ctr;
+	struct gw_pfc_stats *f = &s->pfc;
+
+	f->rx_frames += ctr_read(&rc->pfc_frames);
+	f->mac_control_drops += ctr_read(&rc->mac_control_drops);
+	for (int p = 0; p < PFC_PRIOS; p++) {
+		f->rx[p] = MAX(f->rx[p], ctr_read(&pr->rx_prio[p]));
+		f->rx_xon[p] = MAX(f->rx_xon[p], ctr_read(&pr->rx_xon[p]));
+		f->ignored[p] = MAX(f->ignored[p], ctr_read(&pr->ignored[p]));
+		f->paused_ns[p] =
+			MAX(f->paused_ns[p], ctr_read(&pr->paused_ns[p]));
+		f->storms[p] = MAX(f->storms[p], ctr_read(&pr->storms[p]));
+		f->watchdog_drops[p] += ctr_read(&me->pfc.watchdog_drops[p]);
+		f->tx_xoff[p] += ctr_read(&snd->pfc.tx_xoff[p]);
+		f->tx_xon[p] += ctr_read(&snd->pfc.tx_xon[p]);
+	}
+	f->tx_no_frame += ctr_read(&snd->pfc.tx_no_frame);
+	f->ctrl_sent += ctr_read(&me->pfc.ctrl_sent);
+	f->ctrl_ring_full += ctr_read(&me->pfc.ctrl_ring_full);
+}
+
 /* Add the counters of queue q of a port: its RX task (unit port.q), the
  * egress task that transmits on it (unit other-port.q), its socket. */
 static void add_queue_stats(struct gateway *gw, int port, uint32_t q,
@@ -795,8 +917,15 @@ static void add_queue_stats(struct gateway *gw, int port, uint32_t q,
 	s->drop_handoff_full += ctr_read(&rc->drop_handoff_full);
 	s->drop_invalid_desc += ctr_read(&rc->drop_invalid_desc);
 	s->drop_multibuf += ctr_read(&rc->drop_multibuf);
+	s->rx_chains += ctr_read(&rc->chains);
+	s->drop_chain_long += ctr_read(&rc->drop_chain_long);
+	s->drop_chain_head += ctr_read(&rc->drop_chain_head);
+	s->drop_chain_room += ctr_read(&rc->drop_chain_room);
+	s->tx_chains += ctr_read(&ec->chains);
+	s->drop_chain_tx += ctr_read(&ec->chain_no_room);
 	s->drop_malformed += ctr_read(&rc->drop_malformed);
 	s->fill_wakeups += ctr_read(&rc->fill_wakeups);
+	s->drop_port_down += ctr_read(&ec->drop_port_down);
 	for (int r = 1; r < PKT_MALFORMED_MAX; r++)
 		s->malformed[r] += ctr_read(&rc->malformed[r]);
 	s->tx_packets += ctr_read(&ec->packets);
@@ -805,6 +934,7 @@ static void add_queue_stats(struct gateway *gw, int port, uint32_t q,
 	s->tx_kick_errors += ctr_read(&ec->kick_errors);
 	s->foreign_frames += ctr_read(&ec->foreign_frames);
 	add_dcqcn_stats(gw, port, q, s);
+	add_pfc_stats(gw, port, q, s);
 	if (xsk_queue_stats(&gw->port[port].q[q], &xs))
 		return;
 	s->xsk.rx_dropped += xs.rx_dropped;
@@ -866,7 +996,11 @@ void gateway_info(const struct gateway *gw, struct gw_info *info)
 	info->zerocopy = gw->zerocopy;
 	info->n_workers = gw->n_workers;
 	info->umem_frames = gw->umem.n_frames;
-	info->max_frame = gw->max_frame;
+	info->max_frame = gw->max_frame * gw->max_frags;
+	info->multibuf = gw->multibuf;
+	info->max_frags = gw->max_frags;
+	for (int i = 0; i < GW_PORTS; i++)
+		info->mtu[i] = (uint32_t)gw->port[i].mtu;
 	info->queues = gw->p.queues;
 	info->mem_node = gw->plc.mem_node;
 	info->control_cpu = gw->plc.control_cpu;
@@ -877,6 +1011,22 @@ void gateway_info(const struct gateway *gw, struct gw_info *info)
 const char *gateway_port_name(const struct gateway *gw, int port)
 {
 	return gw->port[port].name;
+}
+
+int gateway_port_ifindex(const struct gateway *gw, int port)
+{
+	return gw->port[port].ifindex;
+}
+
+void gateway_port_set_down(struct gateway *gw, int port, bool down)
+{
+	for (uint32_t u = 0; gw->eg && u < gw->n_units; u++) {
+		if (gw->eg[u].port != port)
+			continue;
+		__atomic_store_n(&gw->eg[u].port_down, down, __ATOMIC_RELAXED);
+		if (gw->w)
+			worker_wake(&gw->w[gw->plc.unit_worker[u]]);
+	}
 }
 
 /* How long a reload waits for every worker to run the new generation. A

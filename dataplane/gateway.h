@@ -56,6 +56,8 @@ struct gw_params {
 	uint32_t failure_mode; /* enum steer_failure_mode */
 	uint32_t fill_size, comp_size, rx_size, tx_size, handoff_size;
 	uint32_t umem_frames, frame_size, frame_headroom;
+	uint32_t mtu[GW_PORTS]; /* ports[].mtu: set on the interface at
+				 * open; 0: the interface's MTU as it is */
 	bool hugepages; /* back the UMEM with huge pages when reserved */
 	uint32_t busy_us, batch;
 	uint32_t shaper_spin_us; /* see worker.h */
@@ -78,17 +80,41 @@ struct gw_dcqcn_stats {
 	uint64_t hints; /* hints taken, per DCQCN class and queue */
 };
 
+/* PFC (pfc.h) of a port, per 802.1p priority. The pause state is kept by
+ * each egress queue of the port from the same frames: its counters are
+ * the largest over the queues, not their sum. */
+struct gw_pfc_stats {
+	uint64_t rx_frames; /* PFC frames received on the port */
+	uint64_t mac_control_drops; /* other MAC control frames, dropped */
+	uint64_t rx[8], rx_xon[8]; /* frames naming the priority; time 0 */
+	uint64_t ignored[8]; /* ...ignored after a watchdog storm */
+	uint64_t paused_ns[8]; /* time the port's egress was paused */
+	uint64_t storms[8]; /* watchdog: pause storms */
+	uint64_t watchdog_drops[8]; /* frames the watchdog dropped */
+	uint64_t tx_xoff[8], tx_xon[8]; /* PFC frames sent out of the port */
+	uint64_t tx_no_frame; /* due but not built (no frame, ring full) */
+	uint64_t ctrl_sent, ctrl_ring_full; /* on the port's TX ring */
+};
+
 struct gw_port_stats {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t tx_packets, tx_bytes;
 	uint64_t drop_handoff_full, drop_invalid_desc, drop_multibuf;
+	/* multi-buffer: chains received (RX) and sent (TX, on this port),
+	 * chains dropped: too many frames, first frame shorter than the
+	 * header window, no headroom for the record, TX ring without room */
+	uint64_t rx_chains, tx_chains;
+	uint64_t drop_chain_long, drop_chain_head, drop_chain_room;
+	uint64_t drop_chain_tx;
 	uint64_t drop_malformed; /* malformed and policy drop */
 	uint64_t malformed[PKT_MALFORMED_MAX]; /* by reason, whatever policy */
 	uint64_t tx_kicks, tx_kick_errors, foreign_frames;
 	uint64_t fill_wakeups; /* recvfrom() to wake the driver for fill */
+	uint64_t drop_port_down; /* to leave this port while it was gone */
 	uint64_t verdicts[STEER_V_MAX];
 	struct xdp_statistics xsk; /* summed over the port's sockets */
 	struct gw_dcqcn_stats dcqcn;
+	struct gw_pfc_stats pfc;
 };
 
 struct gw_census {
@@ -106,6 +132,9 @@ struct gw_info {
 	uint32_t n_workers;
 	uint32_t umem_frames;
 	uint32_t max_frame; /* largest frame a socket can receive, bytes */
+	bool multibuf; /* AF_XDP multi-buffer (frame chains) on */
+	uint32_t max_frags; /* UMEM frames per packet, at most (1: off) */
+	uint32_t mtu[GW_PORTS]; /* the ports' MTUs at start */
 	uint32_t queues; /* per port, resolved from auto */
 	int mem_node; /* NUMA node the UMEM is bound to, -1: none */
 	int control_cpu; /* where the control thread belongs, -1: anywhere */
@@ -160,6 +189,15 @@ struct gw_class_stats {
 int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
 			struct gw_class_stats *s);
 const char *gateway_port_name(const struct gateway *gw, int port);
+/* The ifindex the port was opened on (an interface deleted and created
+ * again under the same name gets a new one). */
+int gateway_port_ifindex(const struct gateway *gw, int port);
+/* The port's interface vanished (down = true): the egress tasks of the
+ * port stop transmitting and drop what is handed to them, counted as
+ * drop_port_down; queued frames stay for the census. Control thread.
+ * There is no way back for the same gateway: the sockets were bound to
+ * the vanished device (the daemon restarts to re-attach, xdplane(8)). */
+void gateway_port_set_down(struct gateway *gw, int port, bool down);
 
 /* The DCQCN flows of every egress task (control thread). */
 struct gw_flow {

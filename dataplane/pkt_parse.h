@@ -10,9 +10,14 @@
  * inside the frame, and inside the IP datagram for what follows the IP
  * header (L4 headers are bounded by the IPv4 total length / IPv6 payload
  * length, not by the frame: Ethernet padding after the datagram is fine and
- * is never read as a header). A frame that is not IP (ARP, LLDP, ...) or
- * an IP packet with an upper-layer protocol the parser does not look into is
- * well-formed (L3 none, or no L4 ports).
+ * is never read as a header), and the L4 length fields do not lie: a UDP
+ * length is at least 8 and not past the datagram, a TCP data offset is at
+ * least 5 and its header not past the datagram (in a first fragment, the
+ * upper bounds are not checked: the rest follows in other fragments). A
+ * UDP length below the datagram's L4 bytes is fine (trailing bytes). A
+ * frame that is not IP (ARP, LLDP, ...) or an IP packet with an
+ * upper-layer protocol the parser does not look into is well-formed (L3
+ * none, or no L4 ports).
  *
  * On a malformed frame, pkt_parse() returns the reason and leaves the fields
  * it had parsed before finding the fault in *m (everything else zero); the
@@ -51,7 +56,12 @@ enum pkt_malformed {
 	PKT_MALFORMED_EXTHDR_TOO_LONG, /* more than PKT_MAX_EXTHDR headers */
 	PKT_MALFORMED_TCP_TRUNCATED, /* fewer than 20 bytes of TCP header */
 	PKT_MALFORMED_UDP_TRUNCATED, /* fewer than 8 bytes of UDP header */
-	PKT_MALFORMED_BTH_TRUNCATED, /* UDP 4791, fewer than 12 bytes of BTH */
+	PKT_MALFORMED_BTH_TRUNCATED, /* UDP 4791, fewer than 12 bytes of BTH
+				      * (in the frame or in the UDP length) */
+	PKT_MALFORMED_UDP_BAD_LEN, /* UDP length < 8 (0 too: no IPv6
+				    * jumbograms), or past the IP datagram */
+	PKT_MALFORMED_TCP_BAD_DOFF, /* TCP data offset < 5, or its header
+				     * past the IP datagram */
 	PKT_MALFORMED_MAX /* size of a per-reason counter array */
 };
 
@@ -113,6 +123,14 @@ struct pkt_meta {
 
 /* Parse frame[0..len). Returns PKT_OK (0) or an enum pkt_malformed. */
 int pkt_parse(const uint8_t *frame, uint32_t len, struct pkt_meta *m);
+
+/* A packet of len bytes of which only frame[0..head) can be read (the
+ * first frame of a multi-buffer chain, frame_chain.h): the IP lengths are
+ * checked against len, every header read against head. A header that
+ * crosses head is reported as truncated (the reason of the header it
+ * cut). */
+int pkt_parse_head(const uint8_t *frame, uint32_t head, uint32_t len,
+		   struct pkt_meta *m);
 
 /* Short name of a reason for counters ("runt", ...); "ok" for 0, "?" for
  * a value out of range. */

@@ -51,12 +51,32 @@ struct qos_class {
 	uint32_t limit_packets;
 	struct qos_ecn ecn;
 	bool dcqcn; /* per-flow queues gated by DCQCN rate limiters (RP) */
+	/* PFC (pfc.h): a lossless class sends XOFF/XON for its pcp out of
+	 * the port its traffic comes from, and never tail-drops (a frame
+	 * over the limit is a lossless_overflow drop: PFC failed). Any class
+	 * with a pcp is paused by PFC frames for that priority. */
+	bool lossless;
+	bool has_pcp; /* false: PFC frames never pause the class */
+	uint8_t pcp; /* 0..7, the 802.1p priority of the class */
+	uint32_t pfc_xoff[2]; /* bytes, by egress port (lossless) */
+	uint32_t pfc_xon[2];
 };
 
 struct qos_port {
 	uint64_t rate_bps; /* egress shaper; 0: unshaped */
 	uint32_t burst; /* bytes */
 	uint32_t overhead; /* bytes charged per frame on top of its length */
+	uint64_t link_bps; /* link speed for PFC quanta; 0: rate_bps */
+};
+
+/* PFC (IEEE 802.1Qbb, pfc.h). Times in ns. */
+struct qos_pfc {
+	bool enabled;
+	uint16_t quanta; /* time in XOFF frames, 1..0xffff */
+	uint32_t cable_m; /* for the headroom */
+	uint32_t xoff, xon; /* bytes as written; 0: auto (per class) */
+	uint64_t watchdog_ns; /* storm after this long paused; 0: off */
+	uint64_t restore_ns; /* PFC ignored this long after a storm */
 };
 
 /* Which fields a rule matches on (a rule with none matches everything). */
@@ -136,6 +156,7 @@ struct qos_policy {
 	uint8_t default_class; /* when no rule matches */
 	enum qos_malformed_policy malformed;
 	struct qos_dcqcn dcqcn;
+	struct qos_pfc pfc;
 };
 
 #endif

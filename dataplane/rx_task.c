@@ -6,13 +6,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/if_xdp.h>
+#include "pfc.h"
 #include "roce.h"
 #include "rx_task.h"
 #include "tc_sched.h"
-
-#ifndef XDP_PKT_CONTD
-#define XDP_PKT_CONTD (1 << 0)
-#endif
 
 int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
 		 const struct umem_area *umem, uint32_t part,
@@ -26,7 +23,15 @@ int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
 	t->n_ret = 0;
 	t->batch = MIN(batch, RX_MAX_BATCH);
 	t->max_len = max_len;
+	rx_task_set_multibuf(t, 0);
 	return frame_pool_init(&t->pool, umem, part);
+}
+
+void rx_task_set_multibuf(struct rx_task *t, uint32_t max_frags)
+{
+	t->multibuf = max_frags >= 2;
+	t->in_chain = false;
+	chain_asm_init(&t->chain, max_frags);
 }
 
 void rx_task_fini(struct rx_task *t)
@@ -91,6 +96,32 @@ void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol)
 		any |= pol->classes[i].dcqcn;
 	t->dcqcn = any;
 	t->absorb_cnps = any && pol->dcqcn.cnp_action == QOS_CNP_ABSORB;
+	t->pfc = pol->pfc.enabled;
+}
+
+/* A MAC control frame (EtherType 0x8808) is link-local: never forwarded.
+ * A PFC frame goes, with PFC on, to the egress tasks of this port (the
+ * peer asks this port to stop sending: feedback.h FB_PFC). Returns -2
+ * (consumed). */
+static __attribute__((noinline)) int64_t
+rx_mac_control(struct rx_task *t, const uint8_t *frame, uint32_t len)
+{
+	struct fb_event ev = {.type = FB_PFC};
+	struct pfc_frame f;
+
+	if (pfc_parse(frame, len, &f) != PFC_OK) {
+		ctr_add(&t->ctr.mac_control_drops, 1);
+		return -2;
+	}
+	ctr_add(&t->ctr.pfc_frames, 1);
+	if (!t->pfc)
+		return -2;
+	ev.class_id = f.vector;
+	memcpy(ev.src, f.quanta, sizeof(f.quanta));
+	for (uint32_t i = 0; i < t->n_fb; i++)
+		if (!feedback_ring_enqueue(t->fb[i], &ev, 1))
+			ctr_add(&t->ctr.feedback_full, 1);
+	return -2;
 }
 
 /* A CNP or ACK for the reaction points of this port's egress tasks.
@@ -123,13 +154,20 @@ static bool post_feedback(struct rx_task *t, const struct pkt_meta *m)
 }
 
 /* Parse and classify one frame: its frame_desc meta, -1 to drop it as
- * malformed, -2 when it was absorbed (a CNP the gateway consumed). */
+ * malformed, -2 when it was absorbed (a CNP the gateway consumed, or a
+ * MAC control frame: rx_mac_control). */
 static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
-				     uint32_t len)
+				     uint32_t head, uint32_t len)
 {
 	struct pkt_meta m;
-	int bad = pkt_parse(frame, len, &m);
+	/* head < len: the first frame of a chain (folded away when the
+	 * caller passes len twice) */
+	int bad;
 
+	if (unlikely(pfc_is_mac_control(frame, head)))
+		return rx_mac_control(t, frame, head == len ? len : UINT32_MAX);
+	bad = likely(head == len) ? pkt_parse(frame, len, &m)
+				  : pkt_parse_head(frame, head, len, &m);
 	if (likely(!bad)) {
 		if (unlikely(t->dcqcn && (m.flags & PKT_F_BTH) &&
 			     m.l3 != PKT_L3_NONE) &&
@@ -146,12 +184,98 @@ static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
 	return sched_meta_pack(t->cls->default_class, 0, 0, 0);
 }
 
+/* A descriptor of a multi-buffer packet (XDP_PKT_CONTD, or a packet under
+ * way). Returns 1 when it completed a packet that goes on (in *out), 0
+ * when more is to come or the packet was dropped (counted, every frame
+ * back in the pool). */
+static __attribute__((noinline)) uint32_t
+rx_chain(struct rx_task *t, const struct xdp_desc *d, struct frame_desc *out)
+{
+	const struct umem_area *u = t->umem;
+	struct frame_chain *c = &t->chain.c;
+	bool valid =
+		d->len && d->len <= t->max_len && d->addr + d->len <= u->size;
+	int64_t meta;
+
+	if (unlikely(!t->multibuf)) { /* the kernel split it: SG is off */
+		ctr_add(&t->ctr.drop_multibuf, 1);
+		frame_pool_put(&t->pool, umem_frame_start(u, d->addr));
+		return 0;
+	}
+	switch (chain_asm_add(&t->chain, u, &t->pool, d->addr, d->len,
+			      d->options, valid)) {
+	case CHAIN_MORE:
+		t->in_chain = true;
+		return 0;
+	case CHAIN_DROP_LONG:
+		t->in_chain = false;
+		ctr_add(&t->ctr.drop_chain_long, 1);
+		return 0;
+	case CHAIN_DROP_INVALID:
+		t->in_chain = false;
+		ctr_add(&t->ctr.drop_invalid_desc, 1);
+		return 0;
+	case CHAIN_DONE:
+		break;
+	}
+	t->in_chain = false;
+	if (unlikely(c->n < 2)) { /* a lone last descriptor: one frame */
+		meta = classify_frame(t, (uint8_t *)u->base + c->addr[0],
+				      c->len[0], c->len[0]);
+		if (meta < 0)
+			goto drop_malformed;
+		out->addr = c->addr[0];
+		out->len = c->len[0];
+		out->meta = (uint32_t)meta;
+		c->n = 0;
+		c->total = 0;
+		return 1;
+	}
+	if (unlikely(c->len[0] < MIN(c->total, FRAME_CHAIN_HEAD_MIN))) {
+		ctr_add(&t->ctr.drop_chain_head, 1);
+		goto drop;
+	}
+	if (unlikely(!frame_chain_fits(u, c->addr[0]))) {
+		ctr_add(&t->ctr.drop_chain_room, 1);
+		goto drop;
+	}
+	meta = classify_frame(t, (uint8_t *)u->base + c->addr[0], c->len[0],
+			      c->total);
+	if (unlikely(meta < 0))
+		goto drop_malformed;
+	memcpy(frame_chain_of(u, c->addr[0]), c, sizeof(*c));
+	out->addr = c->addr[0];
+	out->len = c->total;
+	out->meta = (uint32_t)meta | SCHED_META_CHAIN;
+	c->n = 0;
+	c->total = 0;
+	ctr_add(&t->ctr.chains, 1);
+	return 1;
+drop_malformed:
+	if (meta == -1)
+		ctr_add(&t->ctr.drop_malformed, 1);
+drop:
+	chain_asm_discard(&t->chain, u, &t->pool);
+	return 0;
+}
+
+/* Every frame of a packet that could not be handed over back to the
+ * pool. */
+static void drop_desc(struct rx_task *t, const struct frame_desc *d)
+{
+	uint64_t starts[FRAME_CHAIN_MAX];
+	uint32_t n = frame_desc_frames(t->umem, d, starts);
+
+	for (uint32_t i = 0; i < n; i++)
+		frame_pool_put(&t->pool, starts[i]);
+}
+
 uint32_t rx_task_poll(struct rx_task *t)
 {
 	struct frame_desc descs[RX_MAX_BATCH];
 	const struct xdp_desc *d;
 	uint32_t work, n, idx, i, k = 0, sent;
-	uint64_t bytes = 0, invalid = 0, multibuf = 0, malformed = 0;
+	uint64_t bytes = 0, invalid = 0, malformed = 0;
 	int64_t meta;
 
 	work = take_returns(t);
@@ -167,17 +291,20 @@ uint32_t rx_task_poll(struct rx_task *t)
 	}
 	for (i = 0; i < n; i++) {
 		d = xsk_ring_cons__rx_desc(&t->xq->rx, idx + i);
+		if (unlikely((d->options & XDP_PKT_CONTD) | t->in_chain)) {
+			if (rx_chain(t, d, &descs[k])) {
+				bytes += descs[k].len;
+				k++;
+			}
+			continue;
+		}
 		if (unlikely(d->len > t->max_len ||
 			     d->addr + d->len > t->umem->size)) {
 			invalid++;
 			goto drop;
 		}
-		if (unlikely(d->options & XDP_PKT_CONTD)) {
-			multibuf++;
-			goto drop;
-		}
 		meta = classify_frame(t, (uint8_t *)t->umem->base + d->addr,
-				      d->len);
+				      d->len, d->len);
 		if (unlikely(meta < 0)) {
 			if (meta == -1)
 				malformed++;
@@ -196,16 +323,13 @@ uint32_t rx_task_poll(struct rx_task *t)
 
 	sent = handoff_ring_enqueue(t->out, descs, k);
 	for (i = sent; i < k; i++)
-		frame_pool_put(&t->pool,
-			       umem_frame_start(t->umem, descs[i].addr));
+		drop_desc(t, &descs[i]);
 	ctr_add(&t->ctr.packets, n);
 	ctr_add(&t->ctr.bytes, bytes);
 	if (unlikely(k - sent))
 		ctr_add(&t->ctr.drop_handoff_full, k - sent);
 	if (unlikely(invalid))
 		ctr_add(&t->ctr.drop_invalid_desc, invalid);
-	if (unlikely(multibuf))
-		ctr_add(&t->ctr.drop_multibuf, multibuf);
 	if (unlikely(malformed))
 		ctr_add(&t->ctr.drop_malformed, malformed);
 	return work + n;
@@ -215,4 +339,7 @@ void rx_task_census(struct rx_task *t, struct umem_census *c)
 {
 	for (uint32_t i = 0; i < t->pool.count; i++)
 		umem_census_add(c, t->pool.addrs[i]);
+	for (uint32_t i = 0; i < t->chain.c.n; i++)
+		umem_census_add(c,
+				umem_frame_start(t->umem, t->chain.c.addr[i]));
 }

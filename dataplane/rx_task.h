@@ -20,6 +20,20 @@
  * and then forwarded like any frame -- or, a CNP with `cnp: absorb`,
  * dropped and counted (cnps_absorbed).
  *
+ * Multi-buffer (rx_task_set_multibuf, MTU above one frame): descriptors
+ * flagged XDP_PKT_CONTD are assembled into one packet (frame_chain.h),
+ * across poll batches; a chain of more than max_frags frames, with a
+ * descriptor out of bounds, whose first frame holds less than the header
+ * parse window or has no headroom for the chain record is dropped whole,
+ * every frame back in the pool, counted by reason. With multi-buffer off
+ * the only cost is the test of the descriptor's options (as before).
+ *
+ * PFC (pfc.h): a MAC control frame (EtherType 0x8808) is never forwarded.
+ * A valid 802.1Qbb PFC frame is counted (pfc_frames) and, with pfc.enabled,
+ * posted as an FB_PFC event to every egress task of this port, the same
+ * rings as the DCQCN feedback: the peer asks this port to pause. Any other
+ * MAC control frame is dropped and counted (mac_control_drops).
+ *
  * Losses: a frame that cannot be handed over (handoff ring full), that the
  * kernel delivered malformed (longer than a frame, multi-buffer), that the
  * parser rejects while the policy says drop, or an absorbed CNP goes back
@@ -33,6 +47,7 @@
 #include "compiler.h"
 #include "feedback.h"
 #include "frame.h"
+#include "frame_chain.h"
 #include "pkt_parse.h"
 #include "umem.h"
 #include "xsk_queue.h"
@@ -47,12 +62,19 @@ struct rx_counters {
 	ctr_t drop_handoff_full; /* egress not keeping up */
 	ctr_t drop_invalid_desc; /* kernel descriptor out of bounds */
 	ctr_t drop_multibuf; /* multi-buffer frame, not enabled */
+	ctr_t chains; /* multi-buffer packets accepted for hand-off */
+	ctr_t drop_chain_long; /* more frames than max_frags */
+	ctr_t drop_chain_head; /* first frame < FRAME_CHAIN_HEAD_MIN */
+	ctr_t drop_chain_room; /* no headroom for the chain record */
 	ctr_t drop_malformed; /* malformed, and the policy says drop */
 	ctr_t fill_wakeups; /* recvfrom() to wake the driver for fill */
 	ctr_t cnps_seen; /* RoCEv2 CNPs received (DCQCN on) */
 	ctr_t cnps_absorbed; /* ...of which dropped here (cnp: absorb) */
 	ctr_t acks_seen; /* RC ACKs received (DCQCN on) */
 	ctr_t feedback_full; /* events lost: an egress task's ring full */
+	ctr_t pfc_frames; /* 802.1Qbb PFC frames received (never forwarded) */
+	ctr_t mac_control_drops; /* other or malformed MAC control frames
+				  * (EtherType 0x8808): dropped, counted */
 	ctr_t malformed[PKT_MALFORMED_MAX]; /* by parser reason; [0] unused */
 } __cacheline_aligned;
 
@@ -66,10 +88,15 @@ struct rx_task {
 	uint32_t n_ret;
 	uint32_t batch;
 	uint32_t max_len; /* largest frame a descriptor may carry */
+	bool multibuf; /* XDP_USE_SG: assemble chains */
+	bool in_chain; /* inside a multi-buffer packet (assembling or
+			* dropping it) */
+	struct chain_asm chain; /* the packet being assembled */
 	/* DCQCN (policy.h: set with the classifier at each generation):
 	 * CNPs and ACKs become events for the egress tasks of this port */
 	bool dcqcn;
 	bool absorb_cnps;
+	bool pfc; /* pfc.enabled: PFC frames become FB_PFC events */
 	struct feedback_ring *fb[RX_MAX_FEEDBACK];
 	uint32_t n_fb;
 	struct rx_counters ctr;
@@ -86,13 +113,18 @@ int rx_task_add_feedback(struct rx_task *t, struct feedback_ring *r);
 /* The policy generation's DCQCN switches (worker, at a switch). */
 void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol);
 
+/* Multi-buffer on (max_frags >= 2: frames per packet, at most) or off
+ * (0). Set-up only, before the worker starts. */
+void rx_task_set_multibuf(struct rx_task *t, uint32_t max_frags);
+
 /* Stock the fill ring from the pool (also used before the worker starts). */
 uint32_t rx_task_refill(struct rx_task *t);
 
 /* One pass: returns the number of frames and descriptors it moved. */
 uint32_t rx_task_poll(struct rx_task *t);
 
-/* Census of a stopped task: its pool (rings are walked elsewhere). */
+/* Census of a stopped task: its pool and a chain it was assembling
+ * (rings are walked elsewhere). */
 void rx_task_census(struct rx_task *t, struct umem_census *c);
 
 #endif

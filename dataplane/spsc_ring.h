@@ -32,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h> /* explicit_bzero */
 #include "compiler.h"
 
 #define DEFINE_SPSC_RING(name, type)                                           \
@@ -60,6 +61,9 @@
 		    posix_memalign(&mem, CACHELINE,                            \
 				   (size_t)size * sizeof(type)))               \
 			return -1;                                             \
+		/* touch every page now: the RSS must not creep up as the   \
+		 * indices first walk the ring (t-fault-overload) */  \
+		explicit_bzero(mem, (size_t)size * sizeof(type));              \
 		r->geo.slots = mem;                                            \
 		r->geo.size = size;                                            \
 		r->geo.mask = size - 1;                                        \

@@ -104,7 +104,7 @@ static int try_attach(struct steer_prog *sp, uint32_t mode_flags,
 
 int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		 int peer_ifindex, enum steer_mode_req mode,
-		 uint32_t failure_mode, char *errbuf, size_t errlen)
+		 uint32_t failure_mode, bool frags, char *errbuf, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .object_name = "xdplane");
 	char old_name[BPF_OBJ_NAME_LEN];
@@ -141,15 +141,23 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 			 strerror(-err));
 		return err;
 	}
+	prog = bpf_object__find_program_by_name(sp->obj, STEER_PROG_NAME);
+	if (prog && frags)
+		bpf_program__set_flags(prog, bpf_program__flags(prog) |
+						     BPF_F_XDP_HAS_FRAGS);
+	sp->frags = frags;
 	err = bpf_object__load(sp->obj);
 	if (err) {
 		snprintf(errbuf, errlen,
-			 "cannot load the steering program: %s (needs "
-			 "CAP_BPF and CAP_NET_ADMIN, or root)",
+			 frags ? "cannot load the steering program with "
+				 "multi-buffer support (xdp.frags): %s; lower "
+				 "the MTU to what one UMEM frame holds, or "
+				 "upgrade to Linux >= 6.6"
+			       : "cannot load the steering program: %s (needs "
+				 "CAP_BPF and CAP_NET_ADMIN, or root)",
 			 strerror(-err));
 		goto fail;
 	}
-	prog = bpf_object__find_program_by_name(sp->obj, STEER_PROG_NAME);
 	sp->prog_fd = prog ? bpf_program__fd(prog) : -1;
 	err = sp->prog_fd < 0 ? -ENOENT
 			      : configure_maps(sp, peer_ifindex, failure_mode);
@@ -180,9 +188,12 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 			 : mode == STEER_MODE_GENERIC ? "generic"
 						      : "native or generic",
 			 strerror(-err),
-			 err == -ERANGE ? " (the interface MTU is too large "
-					  "for single-buffer XDP)"
-					: "");
+			 frags ? " (multi-buffer program: the driver may lack "
+				 "XDP frags support; lower the MTU to what one "
+				 "UMEM frame holds)"
+			 : err == -ERANGE ? " (the interface MTU is too large "
+					    "for single-buffer XDP)"
+					  : "");
 		goto fail;
 	}
 	sp->attached = true;
@@ -190,8 +201,9 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		log_warn("%s: replaced a stale xdplane program (id %u) left "
 			 "by a previous run",
 			 ifname, old_id);
-	log_info("%s: XDP program attached in %s mode", ifname,
-		 steer_mode_name(sp));
+	log_info("%s: XDP program attached in %s mode%s", ifname,
+		 steer_mode_name(sp),
+		 frags ? " (multi-buffer, xdp.frags)" : "");
 	return 0;
 fail:
 	bpf_object__close(sp->obj);

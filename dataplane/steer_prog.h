@@ -20,6 +20,14 @@
  *  - anything else: refuse, naming it; the operator decides.
  * A clean stop detaches (steer_detach).
  *
+ * Multi-buffer: with `frags`, the program is loaded with
+ * BPF_F_XDP_HAS_FRAGS (what the "xdp.frags" section does): the kernel then
+ * accepts it on an interface whose MTU exceeds one page and hands it
+ * packets in several buffers. The program only steers (it never reads
+ * packet bytes), so the same code serves both; without frags the
+ * single-buffer program is loaded, as before (Linux < 5.18 refuses the
+ * flag: the load fails with EINVAL).
+ *
  * Thread: control thread only (set-up and tear-down).
  */
 #ifndef XDPLANE_STEER_PROG_H
@@ -41,6 +49,7 @@ struct steer_prog {
 	int ifindex;
 	uint32_t attach_flags; /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	bool attached;
+	bool frags; /* loaded with BPF_F_XDP_HAS_FRAGS */
 };
 
 enum steer_mode_req {
@@ -54,7 +63,8 @@ enum steer_mode_req {
  * -errno. */
 int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		 int peer_ifindex, enum steer_mode_req mode,
-		 uint32_t failure_mode, char *errbuf, size_t errlen);
+		 uint32_t failure_mode, bool frags, char *errbuf,
+		 size_t errlen);
 
 /* Remove every socket from the XSKMAP: frames take the failure path. */
 void steer_unbind_all(struct steer_prog *sp);

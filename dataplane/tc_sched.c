@@ -179,6 +179,11 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 		c->quantum = qc->quantum;
 		c->limit_packets = qc->limit_packets;
 		c->limit_bytes = qc->limit_bytes;
+		/* lossless only with PFC on: else a plain tail-drop queue */
+		c->lossless = qc->lossless && pol->pfc.enabled;
+		s->lossless_mask |= (uint32_t)c->lossless << i;
+		if (qc->has_pcp)
+			s->pcp_slots[qc->pcp & 7] |= 1u << i;
 		memcpy(s->name[i], qc->name, QOS_NAME_MAX);
 		s->name[i][QOS_NAME_MAX - 1] = '\0';
 
@@ -244,7 +249,11 @@ int sched_init_reloadable(struct sched *s, const struct qos_policy *pol,
 		s->scratch = NULL;
 		return -ENOMEM;
 	}
-	memset(s->mem, 0, total * sizeof(*s->mem)); /* fault the pages in now */
+	/* Fault the pages in now: the queues must not grow the RSS as they
+	 * first fill (t-fault-overload). explicit_bzero, because the compiler
+	 * turns malloc + memset(0) into calloc, which leaves fresh pages
+	 * untouched. */
+	explicit_bzero(s->mem, total * sizeof(*s->mem));
 	for (i = 0; i < rings; i++) {
 		uint32_t size =
 			s->cap ? s->cap : pow2_ceil(s->cl[i].limit_packets);
@@ -507,6 +516,9 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 	s->n_levels = n->n_levels;
 	s->default_slot = n->default_slot;
 	s->fq_mask = n->fq_mask;
+	s->lossless_mask = n->lossless_mask;
+	memcpy(s->pcp_slots, n->pcp_slots, sizeof(s->pcp_slots));
+	s->pause_mask = 0; /* the owner pauses again (sched_pause_pcp) */
 	memcpy(s->slot_of, n->slot_of, sizeof(s->slot_of));
 	memcpy(s->slot_level, n->slot_level, sizeof(s->slot_level));
 	memcpy(s->drr_pos, n->drr_pos, sizeof(s->drr_pos));
@@ -560,11 +572,11 @@ int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 	}
 	if (c->tail - c->head >= c->limit_packets) {
 		r = SCHED_DROP_QUEUE_PACKETS;
-		goto drop;
+		goto drop_limit;
 	}
 	if (qbytes + d->len > c->limit_bytes) {
 		r = SCHED_DROP_QUEUE_BYTES;
-		goto drop;
+		goto drop_limit;
 	}
 	/* RED at enqueue on the class queue; a DCQCN class marks at dequeue
 	 * instead (mark_flow_frame), on the bytes past their rate gates */
@@ -609,9 +621,77 @@ int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 	ctr_add(&st->enq_packets, 1);
 	ctr_add(&st->enq_bytes, d->len);
 	return SCHED_QUEUED;
+drop_limit:
+	/* a lossless class over its limit: PFC failed to stop the sender */
+	if (c->lossless)
+		r = SCHED_DROP_LOSSLESS_OVERFLOW;
 drop:
 	ctr_add(&st->drops[r], 1);
 	return r;
+}
+
+/* PFC: the paused slots at now; deadlines passed are forgotten. */
+static uint32_t paused_slots(struct sched *s, uint64_t now_ns)
+{
+	uint32_t paused = 0;
+
+	for (uint32_t m = s->pause_mask; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+
+		if (now_ns < s->paused_until[i])
+			paused |= 1u << i;
+	}
+	s->pause_mask = paused;
+	return paused;
+}
+
+uint32_t sched_pause_pcp(struct sched *s, unsigned int pcp, uint64_t until_ns)
+{
+	uint32_t slots = pcp < 8 ? s->pcp_slots[pcp] : 0;
+
+	for (uint32_t m = slots; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+
+		s->paused_until[i] = until_ns;
+	}
+	if (until_ns)
+		s->pause_mask |= slots;
+	else
+		s->pause_mask &= ~slots;
+	return slots;
+}
+
+uint32_t sched_flush_pcp(struct sched *s, unsigned int pcp,
+			 void (*fn)(const struct frame_desc *, void *),
+			 void *arg)
+{
+	uint32_t slots = pcp < 8 ? s->pcp_slots[pcp] : 0, total = 0;
+
+	for (uint32_t m = slots & ~s->fq_mask; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+		struct sched_class *c = &s->cl[i];
+		struct sched_class_stats *st = &s->st[i];
+		uint32_t n = c->tail - c->head;
+		uint64_t bytes = 0;
+
+		for (; c->head != c->tail; c->head++) {
+			const struct frame_desc *d =
+				&c->ring[c->head & c->mask].d;
+
+			bytes += d->len;
+			fn(d, arg);
+		}
+		/* gone unsent: the depth gauges read 0, sent stays true */
+		ctr_add(&st->flushed_packets, n);
+		ctr_add(&st->flushed_bytes, bytes);
+		ctr_add(&st->drops[SCHED_DROP_PFC_WATCHDOG], n);
+		c->bytes = 0;
+		c->deficit = 0;
+		s->active &= ~(1u << i);
+		s->backlog -= n;
+		total += n;
+	}
+	return total;
 }
 
 /* Next set bit of m after bit `pos`, wrapping; m != 0. */
@@ -686,6 +766,8 @@ uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 		return 0;
 	blocked =
 		unlikely(s->fq_mask & act) ? flows_blocked(s, act, now_ns) : 0;
+	if (unlikely(s->pause_mask))
+		blocked |= paused_slots(s, now_ns);
 	/* Refill once per call: within a call now_ns does not move, so a
 	 * bucket that goes into debt stays there until the next call. */
 	if (s->port_shaped)
@@ -816,6 +898,8 @@ uint64_t sched_next_event_ns(const struct sched *s, uint64_t now_ns)
 			ti = tb_ready_ns(&s->cl[i].ceil, now_ns);
 		if (s->fq_mask & (1u << i))
 			ti = MAX(ti, flowq_next_ns(s->cl[i].fq, now_ns));
+		if (s->pause_mask & (1u << i))
+			ti = MAX(ti, s->paused_until[i]);
 		t = MIN(t, ti);
 	}
 	if (s->port_shaped) {

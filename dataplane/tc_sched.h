@@ -55,6 +55,11 @@
  * is treated as Not-ECT. The ECT/CE/Not-ECT decision uses the codepoint in
  * the meta; ecn_mark_ce() re-checks the header before writing.
  *
+ * Lossless classes (qos_class.lossless with pfc.enabled): the same limits
+ * apply, but a frame refused by them is counted as
+ * SCHED_DROP_LOSSLESS_OVERFLOW (PFC should have stopped the sender before);
+ * the owner (egress.h) sends the XOFF/XON. PFC pauses: sched_pause_pcp().
+ *
  * Sojourn histogram: bucket 0 is [0, 1 us), bucket k (1..30) is
  * [2^(k-1), 2^k) us, bucket 31 is [2^30 us, inf) (decimal microseconds).
  *
@@ -98,6 +103,9 @@ enum sched_drop {
 	SCHED_DROP_ECN_NONECT = 3, /* RED chose a Not-ECT frame, nonect DROP */
 	SCHED_DROP_INVALID = 4, /* class id out of range, or frame too long */
 	SCHED_DROP_FLOW_TABLE = 5, /* DCQCN class: a new flow, table full */
+	SCHED_DROP_LOSSLESS_OVERFLOW = 6, /* lossless class over its limit:
+					   * PFC did not stop the sender */
+	SCHED_DROP_PFC_WATCHDOG = 7, /* flushed by the PFC watchdog */
 	SCHED_DROP_REASONS
 };
 
@@ -111,6 +119,8 @@ static inline const char *sched_drop_name(int reason)
 		[SCHED_DROP_ECN_NONECT] = "ecn_nonect",
 		[SCHED_DROP_INVALID] = "invalid",
 		[SCHED_DROP_FLOW_TABLE] = "flow_table",
+		[SCHED_DROP_LOSSLESS_OVERFLOW] = "lossless_overflow",
+		[SCHED_DROP_PFC_WATCHDOG] = "pfc_watchdog",
 	};
 
 	return reason >= 0 && reason < SCHED_DROP_REASONS ? names[reason] : "?";
@@ -134,26 +144,32 @@ struct sched_class_stats {
 	ctr_t enq_bytes;
 	ctr_t sent_packets;
 	ctr_t sent_bytes;
+	/* left the queue without being sent (PFC watchdog), also counted in
+	 * drops[]: enq = sent + flushed + depth */
+	ctr_t flushed_packets;
+	ctr_t flushed_bytes;
 	ctr_t drops[SCHED_DROP_REASONS]; /* by enum sched_drop; [0] unused */
 	ctr_t ecn_marks; /* frames this scheduler turned ECT -> CE */
 	ctr_t sojourn[SCHED_HIST_BUCKETS]; /* packets by queueing time */
 } __cacheline_aligned;
 
 /* Queue depth of a class, derived from its counters, from any thread.
- * sent is read before enq: both only grow and enq >= sent at every
- * instant, so the difference is never negative. */
+ * sent and flushed are read before enq: all only grow and enq >= sent +
+ * flushed at every instant, so the difference is never negative. */
 static inline uint64_t sched_depth_packets(const struct sched_class_stats *st)
 {
-	uint64_t sent = ctr_read(&st->sent_packets);
+	uint64_t gone =
+		ctr_read(&st->sent_packets) + ctr_read(&st->flushed_packets);
 
-	return ctr_read(&st->enq_packets) - sent;
+	return ctr_read(&st->enq_packets) - gone;
 }
 
 static inline uint64_t sched_depth_bytes(const struct sched_class_stats *st)
 {
-	uint64_t sent = ctr_read(&st->sent_bytes);
+	uint64_t gone =
+		ctr_read(&st->sent_bytes) + ctr_read(&st->flushed_bytes);
 
-	return ctr_read(&st->enq_bytes) - sent;
+	return ctr_read(&st->enq_bytes) - gone;
 }
 
 struct sched_entry {
@@ -173,6 +189,7 @@ struct sched_class {
 	uint32_t deficit; /* < quantum + largest charge */
 	uint8_t id; /* policy class id */
 	uint8_t level; /* dense level index, 0 first */
+	bool lossless; /* queue limit hit: SCHED_DROP_LOSSLESS_OVERFLOW */
 	bool ecn;
 	bool nonect_drop;
 	struct ecn_red red;
@@ -199,6 +216,13 @@ struct sched {
 	uint32_t level_mask[QOS_MAX_CLASSES]; /* per level: its slots */
 	uint8_t default_slot; /* where a reload puts removed classes' frames */
 	uint32_t fq_mask; /* slots of DCQCN classes */
+	/* PFC: slots paused until paused_until[slot] (pause_mask: those
+	 * with a deadline, cleared lazily by sched_dequeue once it passed);
+	 * pcp_slots[p]: the slots of the classes with 802.1p priority p */
+	uint32_t pause_mask;
+	uint32_t lossless_mask;
+	uint32_t pcp_slots[8];
+	uint64_t paused_until[QOS_MAX_CLASSES];
 	uint8_t *frame_base; /* frame = frame_base + addr (flow keys on a
 			      * reload); NULL: no frame bytes */
 	uint64_t rng;
@@ -274,6 +298,21 @@ static inline uint32_t sched_backlog_packets(const struct sched *s)
 {
 	return s->backlog;
 }
+
+/*
+ * PFC (pfc.h): the classes of 802.1p priority pcp send nothing before
+ * until_ns (0, or a time <= now: not paused). The dequeue selection skips
+ * them (one mask test per call when nothing is paused); their frames wait,
+ * and sched_next_event_ns() counts the deadline. A reload clears every
+ * pause (the owner applies them again). Returns the slots concerned.
+ */
+uint32_t sched_pause_pcp(struct sched *s, unsigned int pcp, uint64_t until_ns);
+/* PFC watchdog: drop every frame queued in the classes of priority pcp,
+ * each counted in drops[SCHED_DROP_PFC_WATCHDOG]; fn gets each frame
+ * (its owner takes it back). Returns the frames dropped. */
+uint32_t sched_flush_pcp(struct sched *s, unsigned int pcp,
+			 void (*fn)(const struct frame_desc *, void *),
+			 void *arg);
 
 /* Call fn on every queued frame, per class in FIFO order (census). */
 void sched_foreach(struct sched *s,

@@ -20,6 +20,10 @@
  *   - that socket's completion ring      (kernel, consumer: egress task)
  *   - a return ring                      (egress task -> owner)
  *   - held by a zero-copy driver         (counted, not addressable)
+ *   - the owner's chain under assembly   (multi-buffer, owner thread)
+ * A multi-buffer packet (frame_chain.h) is one entry of a handoff ring or
+ * class queue but several frames, all of its RX task's partition: the
+ * census and every drop path walk its chain record.
  * The census (umem_census_*) walks all of them once the workers are stopped
  * and checks that every frame is found exactly once.
  *

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/if_xdp.h>
+#include "frame_chain.h"
 #include "xsk_queue.h"
 
 #ifndef SOL_XDP
@@ -38,7 +39,7 @@ void xsk_umem_reg_fini(struct xsk_umem_reg *reg)
 
 int xsk_queue_open(struct xsk_queue *q, struct xsk_umem_reg *reg,
 		   const char *ifname, uint32_t queue_id,
-		   const struct xsk_ring_sizes *sz, bool zerocopy)
+		   const struct xsk_ring_sizes *sz, bool zerocopy, bool sg)
 {
 	struct xsk_socket_config cfg = {
 		.rx_size = sz->rx,
@@ -46,7 +47,8 @@ int xsk_queue_open(struct xsk_queue *q, struct xsk_umem_reg *reg,
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.xdp_flags = 0,
 		.bind_flags = XDP_USE_NEED_WAKEUP |
-			      (zerocopy ? XDP_ZEROCOPY : XDP_COPY),
+			      (zerocopy ? XDP_ZEROCOPY : XDP_COPY) |
+			      (sg ? XDP_USE_SG : 0),
 	};
 	int err;
 

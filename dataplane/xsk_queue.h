@@ -14,6 +14,12 @@
  * Bind mode: zero-copy is tried first in auto mode; a driver that refuses it
  * (EOPNOTSUPP, or EINVAL on older kernels) gets copy mode. Which one was
  * chosen is recorded in `zerocopy` and logged by the caller.
+ *
+ * Multi-buffer: with `sg`, the socket is bound with XDP_USE_SG (Linux >=
+ * 6.6; frame_chain.h). Only the first socket of a shared UMEM passes bind
+ * flags (libxdp binds the others with XDP_SHARED_UMEM alone); the kernel
+ * records SG in the UMEM and every socket sharing it inherits it. A kernel
+ * that does not know the flag refuses the bind with EINVAL.
  */
 #ifndef XDPLANE_XSK_QUEUE_H
 #define XDPLANE_XSK_QUEUE_H
@@ -49,10 +55,11 @@ int xsk_umem_reg_init(struct xsk_umem_reg *reg, struct umem_area *area,
 		      const struct xsk_ring_sizes *sz, struct xsk_queue *first);
 void xsk_umem_reg_fini(struct xsk_umem_reg *reg);
 
-/* Create and bind a socket. zerocopy: 1 force, 0 copy only. */
+/* Create and bind a socket. zerocopy: 1 force, 0 copy only; sg:
+ * XDP_USE_SG (multi-buffer). */
 int xsk_queue_open(struct xsk_queue *q, struct xsk_umem_reg *reg,
 		   const char *ifname, uint32_t queue_id,
-		   const struct xsk_ring_sizes *sz, bool zerocopy);
+		   const struct xsk_ring_sizes *sz, bool zerocopy, bool sg);
 void xsk_queue_close(struct xsk_queue *q);
 
 /* Kernel's per-socket statistics (XDP_STATISTICS). */

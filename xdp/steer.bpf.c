@@ -7,6 +7,11 @@
  * "closed" drops it. Every verdict is counted per CPU.
  *
  * Maps and their writers: see steer_abi.h.
+ *
+ * Multi-buffer: the program reads no packet bytes, so it is safe on
+ * packets in several buffers; the daemon loads it with
+ * BPF_F_XDP_HAS_FRAGS (the flag the "xdp.frags" section sets) when the MTU
+ * needs more than one UMEM frame (steer_prog.h), as itself otherwise.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -10,9 +10,19 @@
  *   - on success, pkt_meta is self-consistent: offsets inside the frame,
  *     ports and BTH only where their headers fit, bit-field ranges, flags
  *     agreeing with the L3 kind, IPv4 addresses zero-extended;
+ *   - the L4 length fields agree with the verdict: on success a UDP
+ *     length >= 8 (>= 8 + BTH with a BTH) and a TCP data offset >= 5, and
+ *     outside fragments neither past the IP datagram; udp_bad_len and
+ *     tcp_bad_doff only when one of those bounds is broken;
  *   - parsing is deterministic;
  *   - classify() agrees with a naive matcher written from the semantics
- *     in classify.h, and returns a class of the policy.
+ *     in classify.h, and returns a class of the policy;
+ *   - the same for a second, random policy drawn from the input's last
+ *     bytes (read backwards; the frame is still the whole input): 1..8
+ *     classes, 1..16 rules over every match field, values either random or
+ *     taken from the frame's own parse (so that rules do match), prefixes
+ *     of any length with host bits set, port ranges of any width; it must
+ *     build, and classify() must agree with the naive matcher on it.
  */
 #include <netinet/in.h>
 #include <stddef.h>
@@ -92,12 +102,111 @@ static void setup(void)
 	CHECK(classifier_build(&cls, &pol) == 0);
 }
 
+static uint8_t ref_classify_in(const struct qos_policy *p,
+			       const struct pkt_meta *m)
+{
+	for (uint32_t i = 0; i < p->n_rules; i++)
+		if (ref_match(&p->rules[i], m))
+			return p->rules[i].class_id;
+	return p->default_class;
+}
+
 static uint8_t ref_classify(const struct pkt_meta *m)
 {
-	for (uint32_t i = 0; i < pol.n_rules; i++)
-		if (ref_match(&pol.rules[i], m))
-			return pol.rules[i].class_id;
-	return pol.default_class;
+	return ref_classify_in(&pol, m);
+}
+
+/* Bytes of the input from its end backwards; zeros once used up. */
+struct tail {
+	const uint8_t *data;
+	size_t left;
+};
+
+static uint8_t rd8(struct tail *t)
+{
+	return t->left ? t->data[--t->left] : 0;
+}
+
+static uint16_t rd16(struct tail *t)
+{
+	return (uint16_t)(rd8(t) << 8 | rd8(t));
+}
+
+static void random_prefix(struct tail *t, struct qos_prefix *p,
+			  const uint8_t *own, const struct pkt_meta *m)
+{
+	uint8_t sel = rd8(t);
+
+	p->family = sel & 1 ? 6 : 4;
+	if ((sel & 2) && m->l3 != PKT_L3_NONE)
+		p->family = m->l3 == PKT_L3_IPV6 ? 6 : 4;
+	p->len = (uint8_t)(rd8(t) % (p->family == 4 ? 33 : 129));
+	for (unsigned int i = 0; i < 16; i++)
+		p->addr[i] = sel & 4 ? own[i] : rd8(t);
+}
+
+static void random_range(struct tail *t, uint16_t *lo, uint16_t *hi,
+			 uint16_t own)
+{
+	uint8_t sel = rd8(t);
+	uint16_t a = sel & 1 ? own : rd16(t), w;
+
+	w = sel & 2 ? 0 : sel & 4 ? rd8(t) : rd16(t);
+	*lo = (uint16_t)(sel & 8 && a >= w ? a - w : a);
+	*hi = (uint16_t)((uint32_t)*lo + w > 0xffff ? 0xffff : *lo + w);
+}
+
+/* A policy from the input's tail; m: the frame's parse (values to copy). */
+static void random_policy(const uint8_t *data, size_t size,
+			  const struct pkt_meta *m, struct qos_policy *p)
+{
+	struct tail t = {data, size};
+	uint32_t n_rules;
+
+	memset(p, 0, sizeof(*p));
+	p->n_classes = rd8(&t) % QOS_MAX_CLASSES + 1;
+	p->default_class = (uint8_t)(rd8(&t) % p->n_classes);
+	p->malformed = rd8(&t) & 1 ? QOS_MALFORMED_DROP : QOS_MALFORMED_DEFAULT;
+	n_rules = rd8(&t) % 16 + 1;
+	for (uint32_t i = 0; i < n_rules; i++) {
+		struct qos_rule *r = &p->rules[p->n_rules++];
+		uint8_t own = rd8(&t); /* bit set: copy that field from m */
+
+		r->fields = rd16(&t) & ((QOS_M_BTH_OPCODE << 1) - 1);
+		r->class_id = (uint8_t)(rd8(&t) % p->n_classes);
+		r->ethertype = own & 0x01 ? m->ethertype : rd16(&t);
+		r->vlan_id = (own & 0x02 ? m->vlan_id : rd16(&t)) & 0x0fff;
+		r->pcp_mask = own & 0x04 ? (uint8_t)(1u << m->pcp) : rd8(&t);
+		r->proto = own & 0x08 ? m->proto : rd8(&t);
+		r->ecn_mask = (own & 0x10 ? 1u << m->ecn : rd8(&t)) & 0x0f;
+		r->bth_opcode = own & 0x20 ? m->bth_opcode : rd8(&t);
+		r->dscp_mask = own & 0x40 ? 1ull << m->dscp
+					  : (uint64_t)rd16(&t) << 48 |
+						    (uint64_t)rd16(&t) << 16 |
+						    rd8(&t);
+		random_prefix(&t, &r->src, m->src, m);
+		random_prefix(&t, &r->dst, m->dst, m);
+		random_range(&t, &r->sport_lo, &r->sport_hi, m->sport);
+		random_range(&t, &r->dport_lo, &r->dport_hi, m->dport);
+	}
+}
+
+static void check_random_policy(const uint8_t *data, size_t size,
+				const struct pkt_meta *m, int rc)
+{
+	static struct qos_policy rp;
+	static struct classifier rc_cls;
+	uint8_t c;
+
+	random_policy(data, size, m, &rp);
+	CHECK(classifier_build(&rc_cls, &rp) == 0);
+	CHECK(classifier_drops_malformed(&rc_cls) ==
+	      (rp.malformed == QOS_MALFORMED_DROP));
+	if (rc != PKT_OK)
+		return;
+	c = classify(&rc_cls, m);
+	CHECK(c < rp.n_classes);
+	CHECK(c == ref_classify_in(&rp, m));
 }
 
 static void check_meta(const struct pkt_meta *m, uint32_t len)
@@ -156,6 +265,57 @@ static void check_meta(const struct pkt_meta *m, uint32_t len)
 		CHECK(m->flags & PKT_F_FRAG); /* only non-first fragments */
 }
 
+/*
+ * The L4 length fields against rc, from the frame and the parse alone:
+ * on PKT_OK (with ports) they are sane, on udp_bad_len / tcp_bad_doff one
+ * bound is broken. The datagram end comes from the IP header (the parser
+ * checked it <= len before looking at L4). A first fragment carries only
+ * part of the L4 bytes: there the upper bounds are not required.
+ */
+static void check_l4_lengths(const uint8_t *frame, uint32_t len,
+			     const struct pkt_meta *m, int rc)
+{
+	const uint8_t *ip = frame + m->l3_off, *l4 = frame + m->l4_off;
+	int frag = (m->flags & PKT_F_FRAG) != 0;
+	uint32_t dend, v;
+
+	if (rc != PKT_OK && rc != PKT_MALFORMED_UDP_BAD_LEN &&
+	    rc != PKT_MALFORMED_TCP_BAD_DOFF)
+		return;
+	if (!(m->flags & PKT_F_PORTS)) {
+		CHECK(rc == PKT_OK);
+		return;
+	}
+	if (m->l3 == PKT_L3_IPV4)
+		dend = m->l3_off + ((uint32_t)ip[2] << 8 | ip[3]);
+	else
+		dend = m->l3_off + 40 + ((uint32_t)ip[4] << 8 | ip[5]);
+	CHECK(dend <= len);
+	if (m->proto == IPPROTO_UDP) {
+		CHECK(rc != PKT_MALFORMED_TCP_BAD_DOFF);
+		CHECK(m->l4_off + 8u <= dend);
+		v = (uint32_t)l4[4] << 8 | l4[5];
+		if (rc == PKT_OK) {
+			CHECK(v >= 8);
+			CHECK(frag || m->l4_off + v <= dend);
+			CHECK(!(m->flags & PKT_F_BTH) || v >= 8 + BTH_LEN);
+		} else {
+			CHECK(v < 8 || m->l4_off + v > dend);
+		}
+	} else {
+		CHECK(m->proto == IPPROTO_TCP);
+		CHECK(rc != PKT_MALFORMED_UDP_BAD_LEN);
+		CHECK(m->l4_off + 20u <= dend);
+		v = (uint32_t)(l4[12] >> 4) * 4;
+		if (rc == PKT_OK) {
+			CHECK(v >= 20);
+			CHECK(frag || m->l4_off + v <= dend);
+		} else {
+			CHECK(v < 20 || m->l4_off + v > dend);
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
@@ -180,6 +340,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(strcmp(pkt_malformed_name(rc), "?") != 0);
 	CHECK(pkt_parse(frame, len, &again) == rc);
 	CHECK(memcmp(&m, &again, sizeof(m)) == 0);
+	check_l4_lengths(frame, len, &m, rc);
 	if (rc == PKT_OK) {
 		uint8_t c;
 
@@ -190,6 +351,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		CHECK(rc != PKT_MALFORMED_RUNT || len < ETH_HLEN_MIN);
 	}
+	check_random_policy(data, size, &m, rc);
 	free(frame);
 	return 0;
 }

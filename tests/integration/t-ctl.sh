@@ -126,6 +126,86 @@ print("  bad requests answered with JSON errors, session still usable", file=sys
 PY
 tb_pass "malformed requests: JSON errors, no crash"
 
+# --- hostile requests (issue 9): over-long lines, binary garbage, deep
+# nesting, huge numbers, a request that never ends, more clients than the
+# daemon serves: refused, and the daemon answers the next client ---
+python3 - "$SOCK" <<'PY' || tb_fail "hostile requests"
+import json, os, socket, sys, time
+path = sys.argv[1]
+def conn():
+    s = socket.socket(socket.AF_UNIX); s.connect(path); s.settimeout(15)
+    f = s.makefile("rwb")
+    return s, f
+def rpc(f, raw):
+    f.write(raw + b"\n"); f.flush()
+    return json.loads(f.readline())
+def fresh_status():
+    s, f = conn()
+    assert rpc(f, b'{"hello":"t","version":1}')["ok"]
+    r = rpc(f, b'{"command":"status"}')
+    assert r["ok"], r
+    s.close()
+s, f = conn()
+assert rpc(f, b'{"hello":"t","version":1}')["ok"]
+# 1. a line over the 65536-byte limit: "too_long", the rest of the line is
+#    discarded, the session goes on
+r = rpc(f, b'{"command":"status","pad":"' + b"x" * 200000 + b'"}')
+assert not r["ok"] and r["error"]["code"] == "too_long", r
+assert rpc(f, b'{"command":"status"}')["ok"]
+# 2. binary garbage (no newline inside), 4 KiB at a time
+for i in range(8):
+    junk = bytes(b for b in os.urandom(4096) if b != 10)
+    r = rpc(f, junk)
+    assert not r["ok"] and r["error"]["code"] == "parse", r
+# 3. deep nesting: 30,000 levels, inside the line limit
+for raw in (b"[" * 30000 + b"]" * 30000,
+            b'{"command":"stats","args":' + b'{"a":' * 10000 + b"1" + b"}" * 10001):
+    r = rpc(f, raw)
+    assert not r["ok"] and r["error"]["code"] in ("parse", "bad_request"), r
+# 4. huge numbers: ids and arguments past every integer type
+for raw in (b'{"command":"status","id":1' + b"0" * 400 + b"}",
+            b'{"command":"status","id":1e999}',
+            b'{"command":"status","id":-1e999}',
+            b'{"command":"congestion","args":{"port":"gw1","class":"roce","severity":1e999}}',
+            b'{"command":"congestion","args":{"port":"gw1","class":"roce","severity":0.5,"prefix":"10.0.0.0/99999999999999999999"}}',
+            b'{"command":"stats","args":{"port":"' + b"g" * 5000 + b'"}}',
+            b'{"command":"log-level","args":{"level":18446744073709551617}}'):
+    r = rpc(f, raw)
+    assert isinstance(r.get("ok"), bool), (raw[:60], r)
+assert rpc(f, b'{"command":"status"}')["ok"]
+s.close()
+# 5. a request that never ends: 60,000 bytes, no newline, then silence;
+#    the daemon serves others meanwhile and closes the stalled connection
+#    by its handshake deadline (10 s)
+stall, _ = conn()
+stall.sendall(b'{"hello":"' + b"a" * 60000)
+t0 = time.time()
+fresh_status()
+stall.settimeout(20)
+try:
+    got = stall.recv(65536)
+    while got and not got.endswith(b"\n"):
+        got += stall.recv(65536)
+    rest = stall.recv(65536)
+except socket.timeout:
+    raise AssertionError("a stalled request was never closed")
+assert rest == b"", rest
+waited = time.time() - t0
+assert 5 < waited < 20, waited
+stall.close()
+# 6. more clients than the daemon serves (32) at once, all silent: the
+#    extra ones are closed or refused, a new client is served afterwards
+many = [conn()[0] for _ in range(40)]
+time.sleep(0.5)
+for m in many:
+    m.close()
+time.sleep(0.3)
+fresh_status()
+print(f"  too_long, garbage, nesting, huge numbers refused; stalled request closed "
+      f"after {waited:.1f} s; 40 idle clients; daemon still serving", file=sys.stderr)
+PY
+tb_pass "hostile requests refused, the daemon answers the next client"
+
 # --- permissions ---
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
 chmod 0711 "$TB_DIR" # nobody may reach the socket file, not list the dir
@@ -133,6 +213,13 @@ rc=0
 $NOBODY "$CTL" -s "$SOCK" status 2>"$TB_DIR/perm1.err" || rc=$?
 [ $rc -eq 3 ] && grep -qi "permission denied" "$TB_DIR/perm1.err" ||
 	tb_fail "mode 0660 socket: nobody got status $rc ($(cat "$TB_DIR/perm1.err"))"
+# a member of the control group (here the daemon's own, root's) is let in,
+# as its primary group (SO_PEERCRED) or a supplementary one
+# (SO_PEERGROUPS)
+setpriv --reuid=65534 --regid=0 --clear-groups "$CTL" -s "$SOCK" status >/dev/null 2>"$TB_DIR/perm-g1.err" ||
+	tb_fail "control group as primary group refused: $(cat "$TB_DIR/perm-g1.err")"
+setpriv --reuid=65534 --regid=65534 --groups=0 "$CTL" -s "$SOCK" status >/dev/null 2>"$TB_DIR/perm-g2.err" ||
+	tb_fail "control group as supplementary group refused: $(cat "$TB_DIR/perm-g2.err")"
 chmod 0666 "$SOCK" # now only the daemon's credential check stands
 rc=0
 $NOBODY "$CTL" -s "$SOCK" status 2>"$TB_DIR/perm2.err" || rc=$?

@@ -181,8 +181,11 @@ tb_build() {
 	if [ $pass -eq 1 ]; then
 		local obj="$XDPLANE_BUILD/tests/tools/xdp_pass.o"
 		[ -f "$obj" ] || tb_die "missing $obj (build first)"
-		ip -n "$TB_A" link set dev a0 xdpdrv obj "$obj" sec xdp || tb_die "xdp on a0"
-		ip -n "$TB_B" link set dev b0 xdpdrv obj "$obj" sec xdp || tb_die "xdp on b0"
+		# above one page, only a multi-buffer (xdp.frags) program
+		local sec=xdp
+		[ "$mtu" -le 3500 ] || sec=xdp.frags
+		ip -n "$TB_A" link set dev a0 xdpdrv obj "$obj" sec $sec || tb_die "xdp on a0"
+		ip -n "$TB_B" link set dev b0 xdpdrv obj "$obj" sec $sec || tb_die "xdp on b0"
 	fi
 	ip -n "$TB_A" link set a0 up
 	ip -n "$TB_B" link set b0 up

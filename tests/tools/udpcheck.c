@@ -11,7 +11,9 @@
  *
  * Protocol. Sender and receiver share a seed (--seed, default 1). Datagram i
  * (0 <= i < N) is a UDP payload of len(i) bytes, min <= len(i) <= max:
- * len(0) = min, len(1) = max, otherwise min + H(seed, i) mod (max - min + 1).
+ * len(0) = min, len(1) = max, otherwise min + H(seed, i) mod (max - min + 1);
+ * with --sweep (both sides) len(i) = min + i mod (max - min + 1): every
+ * size in turn.
  * Its content is fully determined by (seed, i, len):
  *
  *   offset  size  field (network byte order)
@@ -113,10 +115,15 @@ static uint64_t get_le64(const uint8_t *p, size_t n)
 	return v;
 }
 
+static bool sweep_sizes; /* --sweep: len(i) = min + i mod span */
+
 /* Payload length of datagram i; min <= result <= max. */
 static uint32_t pkt_len(uint64_t seed, uint64_t i, uint32_t min, uint32_t max)
 {
 	uint64_t span = (uint64_t)max - min + 1;
+
+	if (sweep_sizes)
+		return min + (uint32_t)(i % span);
 
 	if (i == 0 || min == max)
 		return min;
@@ -271,6 +278,8 @@ static const char usage_fmt[] =
 	"                    MTU - 48 (IPv6). Datagram 0 has --min bytes,\n"
 	"                    datagram 1 --max bytes, the rest are uniform\n"
 	"                    in [min, max]\n"
+	"  --sweep           every size in turn: min, min + 1, ..., max,\n"
+	"                    min, ... (the receiver needs it too)\n"
 	"  --rate PPS        pacing in packets/s (default %u), with bursts\n"
 	"                    of at most 256 when the sender falls behind;\n"
 	"                    0 = unpaced, as fast as the socket takes\n"
@@ -885,6 +894,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_LINGER,
 	OPT_JSON,
+	OPT_SWEEP,
 };
 
 int main(int argc, char **argv)
@@ -897,6 +907,7 @@ int main(int argc, char **argv)
 		{"rate", required_argument, NULL, OPT_RATE},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"frag", no_argument, NULL, OPT_FRAG},
+		{"sweep", no_argument, NULL, OPT_SWEEP},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -909,6 +920,7 @@ int main(int argc, char **argv)
 		{"min", required_argument, NULL, OPT_MIN},
 		{"max", required_argument, NULL, OPT_MAX},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"sweep", no_argument, NULL, OPT_SWEEP},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -993,6 +1005,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			ro.json = true;
+			break;
+		case OPT_SWEEP:
+			sweep_sizes = true;
 			break;
 		default:
 			bad_usage(NULL, NULL);

@@ -201,9 +201,15 @@ static const struct bad_case bad_cases[] = {
 	{"type_scalar_for_mapping", PORTS "rings: 3\n", "t.yaml:4:8: ",
 	 "rings: expected a mapping with the keys fill, completion, rx, tx, "
 	 "handoff (got '3')"},
+	{"port_mtu_range",
+	 "ports:\n  - {interface: eth1, mtu: 67}\n  - interface: eth2\n",
+	 "t.yaml:2:28: ", "ports[0].mtu: must be between 68 and 65535 bytes"},
+	{"port_mtu_type",
+	 "ports:\n  - interface: eth1\n  - {interface: eth2, mtu: big}\n",
+	 "t.yaml:3:", "mtu"},
 	{"type_scalar_entries", "ports: [a, b]\n", "t.yaml:1:9: ",
-	 "ports[0]: expected a mapping with the keys interface, rate, burst "
-	 "(got 'a')"},
+	 "ports[0]: expected a mapping with the keys interface, mtu, rate, "
+	 "burst"},
 	{"type_scalar_for_list", PORTS "workers:\n  cpus: 3\n",
 	 "t.yaml:5:9: ", "workers.cpus: expected a list (got '3')"},
 	{"type_cpu_entry", PORTS "workers:\n  cpus: [1, x]\n",

@@ -4,8 +4,10 @@
  * QinQ / PCP, IPv4 with and without options and fragments, IPv6 with
  * extension header chains, TCP, UDP, RoCEv2 BTH with its PSN and
  * single-bit fields), non-IP frames, every malformed reason from a frame
- * made for it, and a byte-by-byte truncation sweep of a full QinQ / IPv6 /
- * UDP / RoCEv2 frame. Every parse runs on an exactly-sized heap copy of the
+ * made for it, the L4 length fields (UDP length, TCP data offset) against
+ * the datagram for IPv4 / IPv6, fragments and pkt_parse_head() with every
+ * head, and a byte-by-byte truncation sweep of a full QinQ / IPv6 / UDP /
+ * RoCEv2 frame. Every parse runs on an exactly-sized heap copy of the
  * frame, so an over-read is an ASan error (the unit tests run under ASan in
  * CI).
  */
@@ -180,12 +182,22 @@ static void frag6(struct fb *f, uint32_t nh, uint32_t offset, int more)
 	put32(f, 0xdeadbeef);
 }
 
-static void udp(struct fb *f, uint32_t sport, uint32_t dport)
+/* UDP header, length 8 (header only); udp_fix() sets the length to the
+ * end of the frame. Returns its offset. */
+static uint32_t udp(struct fb *f, uint32_t sport, uint32_t dport)
 {
+	uint32_t at = f->n;
+
 	put16(f, sport);
 	put16(f, dport);
 	put16(f, 8);
 	put16(f, 0);
+	return at;
+}
+
+static void udp_fix(struct fb *f, uint32_t at)
+{
+	set16(f, at + 4, f->n - at);
 }
 
 static void tcp(struct fb *f, uint32_t sport, uint32_t dport)
@@ -397,13 +409,14 @@ static void test_ipv4_fragments(void **state)
 {
 	struct fb f;
 	struct pkt_meta m;
-	uint32_t ip;
+	uint32_t ip, u;
 
 	/* First fragment (MF, offset 0): ports */
 	eth(&f, 0, NULL, ETHERTYPE_IPV4);
 	ip = ipv4(&f, 0, IPPROTO_UDP, "10.0.0.1", "10.0.0.2", 0, 0x2000);
-	udp(&f, 7, 4791);
+	u = udp(&f, 7, 4791);
 	bth(&f, 0x04, 0x11);
+	udp_fix(&f, u);
 	ipv4_fix(&f, ip);
 	assert_int_equal(parse(&f, &m), PKT_OK);
 	assert_true(m.flags & PKT_F_FRAG);
@@ -559,14 +572,15 @@ static void test_rocev2_data(void **state)
 {
 	struct fb f;
 	struct pkt_meta m;
-	uint32_t ip;
+	uint32_t ip, u;
 
 	/* RC RDMA WRITE ONLY over IPv6, 24-bit QPN with all bytes used */
 	eth(&f, 0, NULL, ETHERTYPE_IPV6);
 	ip = ipv6(&f, 26 << 2 | 2, IPPROTO_UDP, "2001:db8::a", "2001:db8::b");
-	udp(&f, 0xc000, ROCEV2_UDP_PORT);
+	u = udp(&f, 0xc000, ROCEV2_UDP_PORT);
 	bth(&f, 0x0a, 0xabcdef);
 	zeros(&f, 64 + 4);
+	udp_fix(&f, u);
 	ipv6_fix(&f, ip);
 	assert_int_equal(parse(&f, &m), PKT_OK);
 	assert_int_equal(m.flags,
@@ -613,11 +627,11 @@ static void test_rocev2_bth_bits(void **state)
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		struct fb f;
 		struct pkt_meta m;
-		uint32_t ip;
+		uint32_t ip, u;
 
 		eth(&f, 0, NULL, ETHERTYPE_IPV4);
 		ip = ipv4(&f, 0x02, IPPROTO_UDP, "10.0.0.1", "10.0.0.2", 0, 0);
-		udp(&f, 0xc001, ROCEV2_UDP_PORT);
+		u = udp(&f, 0xc001, ROCEV2_UDP_PORT);
 		put8(&f, 0x11); /* RC ACK */
 		put8(&f, 0);
 		put16(&f, 0xffff);
@@ -626,6 +640,7 @@ static void test_rocev2_bth_bits(void **state)
 		put8(&f, c[i].b8);
 		put24(&f, c[i].psn);
 		zeros(&f, 4 + 4); /* AETH, ICRC */
+		udp_fix(&f, u);
 		ipv4_fix(&f, ip);
 		assert_int_equal(parse(&f, &m), PKT_OK);
 		assert_int_equal(m.bth_opcode, 0x11);
@@ -696,7 +711,7 @@ static void test_malformed_reasons(void **state)
 	static struct bad t[32];
 	int seen[PKT_MALFORMED_MAX] = {0};
 	struct pkt_meta m;
-	uint32_t n = 0, ip;
+	uint32_t n = 0, ip, u;
 	const uint32_t one_tag[] = {ETHERTYPE_VLAN, tci(0, 1)};
 	const uint32_t two_tags[] = {ETHERTYPE_QINQ, tci(0, 1), ETHERTYPE_VLAN,
 				     tci(0, 2)};
@@ -830,11 +845,50 @@ static void test_malformed_reasons(void **state)
 	t[n].what = "bth: UDP 4791 with 11 bytes of BTH";
 	eth(&t[n].f, 0, NULL, ETHERTYPE_IPV4);
 	ip = ipv4(&t[n].f, 0, IPPROTO_UDP, "1.1.1.1", "2.2.2.2", 0, 0);
-	udp(&t[n].f, 1, ROCEV2_UDP_PORT);
+	u = udp(&t[n].f, 1, ROCEV2_UDP_PORT);
 	zeros(&t[n].f, 11);
+	udp_fix(&t[n].f, u);
 	ipv4_fix(&t[n].f, ip);
 	zeros(&t[n].f, 10); /* padding is not BTH */
 	t[n++].want = PKT_MALFORMED_BTH_TRUNCATED;
+
+	t[n].what = "bth: UDP 4791, the UDP length cuts the BTH";
+	eth(&t[n].f, 0, NULL, ETHERTYPE_IPV4);
+	ip = ipv4(&t[n].f, 0, IPPROTO_UDP, "1.1.1.1", "2.2.2.2", 0, 0);
+	u = udp(&t[n].f, 1, ROCEV2_UDP_PORT);
+	bth(&t[n].f, 0x0a, 1);
+	ipv4_fix(&t[n].f, ip);
+	set16(&t[n].f, u + 4, 8 + 11);
+	t[n++].want = PKT_MALFORMED_BTH_TRUNCATED;
+
+	t[n].what = "udp: length 7";
+	bad_ipv4_udp(&t[n], 8);
+	set16(&t[n].f, 34 + 4, 7);
+	t[n++].want = PKT_MALFORMED_UDP_BAD_LEN;
+
+	t[n].what = "udp: length one past the datagram (IPv6)";
+	ip = bad_ipv6(&t[n], IPPROTO_UDP);
+	u = udp(&t[n].f, 1, 2);
+	zeros(&t[n].f, 4);
+	ipv6_fix(&t[n].f, ip);
+	set16(&t[n].f, u + 4, 13);
+	t[n++].want = PKT_MALFORMED_UDP_BAD_LEN;
+
+	t[n].what = "tcp: data offset 4";
+	eth(&t[n].f, 0, NULL, ETHERTYPE_IPV4);
+	ip = ipv4(&t[n].f, 0, IPPROTO_TCP, "1.1.1.1", "2.2.2.2", 0, 0);
+	tcp(&t[n].f, 1, 2);
+	ipv4_fix(&t[n].f, ip);
+	t[n].f.b[34 + 12] = 4 << 4;
+	t[n++].want = PKT_MALFORMED_TCP_BAD_DOFF;
+
+	t[n].what = "tcp: data offset 6, header past the datagram (IPv6)";
+	ip = bad_ipv6(&t[n], IPPROTO_TCP);
+	tcp(&t[n].f, 1, 2);
+	ipv6_fix(&t[n].f, ip);
+	t[n].f.b[54 + 12] = 6 << 4;
+	zeros(&t[n].f, 4); /* padding is not TCP options */
+	t[n++].want = PKT_MALFORMED_TCP_BAD_DOFF;
 
 	assert_true(n <= sizeof(t) / sizeof(t[0]));
 	for (uint32_t i = 0; i < n; i++) {
@@ -861,6 +915,10 @@ static void test_malformed_names(void **state)
 			    "vlan_truncated");
 	assert_string_equal(pkt_malformed_name(PKT_MALFORMED_BTH_TRUNCATED),
 			    "bth_truncated");
+	assert_string_equal(pkt_malformed_name(PKT_MALFORMED_UDP_BAD_LEN),
+			    "udp_bad_len");
+	assert_string_equal(pkt_malformed_name(PKT_MALFORMED_TCP_BAD_DOFF),
+			    "tcp_bad_doff");
 	assert_string_equal(pkt_malformed_name(-1), "?");
 	assert_string_equal(pkt_malformed_name(PKT_MALFORMED_MAX), "?");
 	/* all named, all distinct */
@@ -873,6 +931,202 @@ static void test_malformed_names(void **state)
 	}
 }
 
+/* ---- L4 length fields: UDP length, TCP data offset ---- */
+
+enum { NOFRAG, FIRST_FRAG, ATOMIC_FRAG /* IPv6: offset 0, M 0 */ };
+
+/*
+ * Ethernet | IPv4 or IPv6 (+ a fragment header, offset 0, for IPv6
+ * fragments; MF for an IPv4 first fragment) | UDP or TCP header whose
+ * length field (UDP length / TCP data offset) is `field`, l4 bytes of L4
+ * in all (header included) | pad bytes of Ethernet padding, outside the
+ * datagram. Returns the L4 offset.
+ */
+static uint32_t l4_frame(struct fb *f, int v6, int frag, uint32_t proto,
+			 uint32_t dport, uint32_t field, uint32_t l4,
+			 uint32_t pad)
+{
+	uint32_t ip, l4_off, hdr = proto == IPPROTO_TCP ? 20 : 8;
+
+	assert_true(l4 >= hdr);
+	if (v6) {
+		eth(f, 0, NULL, ETHERTYPE_IPV6);
+		ip = ipv6(f, 0, frag ? IPPROTO_FRAGMENT : proto, "2001:db8::1",
+			  "2001:db8::2");
+		if (frag)
+			frag6(f, proto, 0, frag == FIRST_FRAG);
+	} else {
+		assert_true(frag != ATOMIC_FRAG);
+		eth(f, 0, NULL, ETHERTYPE_IPV4);
+		ip = ipv4(f, 0, proto, "10.0.0.1", "10.0.0.2", 0,
+			  frag ? 0x2000 : 0x4000);
+	}
+	l4_off = f->n;
+	if (proto == IPPROTO_TCP) {
+		tcp(f, 1234, dport);
+		f->b[l4_off + 12] = (uint8_t)(field << 4);
+	} else {
+		udp(f, 1234, dport);
+		set16(f, l4_off + 4, field);
+	}
+	zeros(f, l4 - hdr);
+	if (v6)
+		ipv6_fix(f, ip);
+	else
+		ipv4_fix(f, ip);
+	zeros(f, pad);
+	return l4_off;
+}
+
+/* pkt_parse_head() on an exactly-sized copy of frame[0..head). */
+static int parse_head_n(const uint8_t *frame, uint32_t head, uint32_t len,
+			struct pkt_meta *m)
+{
+	uint8_t *copy = malloc(head ? head : 1);
+	int rc;
+
+	assert_non_null(copy);
+	memcpy(copy, frame, head);
+	rc = pkt_parse_head(copy, head, len, m);
+	free(copy);
+	return rc;
+}
+
+/*
+ * pkt_parse() gives want; pkt_parse_head() gives want (and the same
+ * pkt_meta) for every head from the end of the bytes the parser reads
+ * (UDP 8, TCP 20, UDP + BTH 20) to the frame's end -- the length fields
+ * are checked against the datagram, not the head -- and the L4 header's
+ * truncated reason for a head one byte short of the L4 header.
+ */
+static void check_l4(const char *what, int v6, const struct fb *f,
+		     uint32_t l4_off, uint32_t proto, int need_bth, int want)
+{
+	struct pkt_meta m, mh;
+	uint32_t need = proto == IPPROTO_TCP ? 20 : need_bth ? 8 + BTH_LEN : 8;
+	uint32_t hdr = proto == IPPROTO_TCP ? 20 : 8;
+	int rc, cut = proto == IPPROTO_TCP ? PKT_MALFORMED_TCP_TRUNCATED
+					   : PKT_MALFORMED_UDP_TRUNCATED;
+
+	rc = parse(f, &m);
+	if (rc != want)
+		fail_msg("%s (IPv%d): got %s, want %s", what, v6 ? 6 : 4,
+			 pkt_malformed_name(rc), pkt_malformed_name(want));
+	for (uint32_t head = l4_off + need; head <= f->n; head++) {
+		rc = parse_head_n(f->b, head, f->n, &mh);
+		if (rc != want)
+			fail_msg("%s (IPv%d), head %u of %u: got %s, want %s",
+				 what, v6 ? 6 : 4, head, f->n,
+				 pkt_malformed_name(rc),
+				 pkt_malformed_name(want));
+		assert_memory_equal(&m, &mh, sizeof(m));
+	}
+	rc = parse_head_n(f->b, l4_off + hdr - 1, f->n, &mh);
+	if (rc != cut)
+		fail_msg("%s (IPv%d), L4 header cut by the head: got %s", what,
+			 v6 ? 6 : 4, pkt_malformed_name(rc));
+}
+
+static void test_l4_length_fields(void **state)
+{
+	static const struct {
+		const char *what;
+		uint32_t proto, dport, field, l4, pad;
+		int frag, want;
+	} c[] = {
+		/* UDP length against the datagram's L4 bytes */
+		{"udp len == L4 bytes (8)", IPPROTO_UDP, 53, 8, 8, 0, NOFRAG,
+		 PKT_OK},
+		{"udp len == L4 bytes (40)", IPPROTO_UDP, 53, 40, 40, 0, NOFRAG,
+		 PKT_OK},
+		{"udp len < L4 bytes (trailing bytes)", IPPROTO_UDP, 53, 20, 40,
+		 0, NOFRAG, PKT_OK},
+		{"udp len 8 < L4 bytes", IPPROTO_UDP, 53, 8, 40, 0, NOFRAG,
+		 PKT_OK},
+		{"udp len == L4 bytes, Ethernet padding to 60+", IPPROTO_UDP,
+		 53, 8, 8, 18, NOFRAG, PKT_OK},
+		{"udp len 0 (no jumbogram)", IPPROTO_UDP, 53, 0, 40, 0, NOFRAG,
+		 PKT_MALFORMED_UDP_BAD_LEN},
+		{"udp len 1", IPPROTO_UDP, 53, 1, 40, 0, NOFRAG,
+		 PKT_MALFORMED_UDP_BAD_LEN},
+		{"udp len 7", IPPROTO_UDP, 53, 7, 8, 0, NOFRAG,
+		 PKT_MALFORMED_UDP_BAD_LEN},
+		{"udp len L4 bytes + 1", IPPROTO_UDP, 53, 41, 40, 0, NOFRAG,
+		 PKT_MALFORMED_UDP_BAD_LEN},
+		{"udp len 65535", IPPROTO_UDP, 53, 65535, 40, 0, NOFRAG,
+		 PKT_MALFORMED_UDP_BAD_LEN},
+		{"udp len into the Ethernet padding", IPPROTO_UDP, 53, 26, 8,
+		 18, NOFRAG, PKT_MALFORMED_UDP_BAD_LEN},
+		{"udp first fragment, len past this fragment", IPPROTO_UDP, 53,
+		 1000, 16, 0, FIRST_FRAG, PKT_OK},
+		{"udp first fragment, len 7", IPPROTO_UDP, 53, 7, 16, 0,
+		 FIRST_FRAG, PKT_MALFORMED_UDP_BAD_LEN},
+		/* RoCEv2: the BTH only where the UDP length says it is */
+		{"bth: udp len 20 == L4 bytes", IPPROTO_UDP, ROCEV2_UDP_PORT,
+		 20, 20, 0, NOFRAG, PKT_OK},
+		{"bth: udp len 19 cuts the BTH", IPPROTO_UDP, ROCEV2_UDP_PORT,
+		 19, 20, 0, NOFRAG, PKT_MALFORMED_BTH_TRUNCATED},
+		{"bth: udp len 8, BTH bytes after it", IPPROTO_UDP,
+		 ROCEV2_UDP_PORT, 8, 40, 0, NOFRAG,
+		 PKT_MALFORMED_BTH_TRUNCATED},
+		{"bth: udp len 21 past the datagram", IPPROTO_UDP,
+		 ROCEV2_UDP_PORT, 21, 20, 0, NOFRAG, PKT_MALFORMED_UDP_BAD_LEN},
+		{"bth: first fragment, udp len past it", IPPROTO_UDP,
+		 ROCEV2_UDP_PORT, 1000, 24, 0, FIRST_FRAG, PKT_OK},
+		/* TCP data offset */
+		{"tcp doff 0", IPPROTO_TCP, 80, 0, 60, 0, NOFRAG,
+		 PKT_MALFORMED_TCP_BAD_DOFF},
+		{"tcp doff 1", IPPROTO_TCP, 80, 1, 20, 0, NOFRAG,
+		 PKT_MALFORMED_TCP_BAD_DOFF},
+		{"tcp doff 2", IPPROTO_TCP, 80, 2, 20, 0, NOFRAG,
+		 PKT_MALFORMED_TCP_BAD_DOFF},
+		{"tcp doff 3", IPPROTO_TCP, 80, 3, 20, 0, NOFRAG,
+		 PKT_MALFORMED_TCP_BAD_DOFF},
+		{"tcp doff 4", IPPROTO_TCP, 80, 4, 60, 0, NOFRAG,
+		 PKT_MALFORMED_TCP_BAD_DOFF},
+		{"tcp doff 5", IPPROTO_TCP, 80, 5, 20, 0, NOFRAG, PKT_OK},
+		{"tcp doff 5, padding to 60+", IPPROTO_TCP, 80, 5, 20, 6,
+		 NOFRAG, PKT_OK},
+		{"tcp doff 6, 24 L4 bytes", IPPROTO_TCP, 80, 6, 24, 0, NOFRAG,
+		 PKT_OK},
+		{"tcp doff 15, 60 L4 bytes", IPPROTO_TCP, 80, 15, 60, 0, NOFRAG,
+		 PKT_OK},
+		{"tcp doff 15, 59 L4 bytes", IPPROTO_TCP, 80, 15, 59, 0, NOFRAG,
+		 PKT_MALFORMED_TCP_BAD_DOFF},
+		{"tcp doff 6, options in the Ethernet padding", IPPROTO_TCP, 80,
+		 6, 20, 20, NOFRAG, PKT_MALFORMED_TCP_BAD_DOFF},
+		{"tcp first fragment, doff 15, 24 L4 bytes", IPPROTO_TCP, 80,
+		 15, 24, 0, FIRST_FRAG, PKT_OK},
+		{"tcp first fragment, doff 4", IPPROTO_TCP, 80, 4, 24, 0,
+		 FIRST_FRAG, PKT_MALFORMED_TCP_BAD_DOFF},
+	};
+	struct fb f;
+
+	for (int v6 = 0; v6 <= 1; v6++) {
+		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			uint32_t l4_off = l4_frame(
+				&f, v6, c[i].frag, c[i].proto, c[i].dport,
+				c[i].field, c[i].l4, c[i].pad);
+			int bth = c[i].dport == ROCEV2_UDP_PORT &&
+				  c[i].want == PKT_OK;
+
+			check_l4(c[i].what, v6, &f, l4_off, c[i].proto, bth,
+				 c[i].want);
+		}
+	}
+	/* IPv6 atomic fragment (offset 0, M 0): the whole datagram is here,
+	 * so its lengths are checked like an unfragmented one's */
+	check_l4("udp atomic fragment, len past it", 1, &f,
+		 l4_frame(&f, 1, ATOMIC_FRAG, IPPROTO_UDP, 53, 1000, 16, 0),
+		 IPPROTO_UDP, 0, PKT_MALFORMED_UDP_BAD_LEN);
+	check_l4("udp atomic fragment, len == L4 bytes", 1, &f,
+		 l4_frame(&f, 1, ATOMIC_FRAG, IPPROTO_UDP, 53, 16, 16, 0),
+		 IPPROTO_UDP, 0, PKT_OK);
+	check_l4("tcp atomic fragment, doff 15, 24 L4 bytes", 1, &f,
+		 l4_frame(&f, 1, ATOMIC_FRAG, IPPROTO_TCP, 80, 15, 24, 0),
+		 IPPROTO_TCP, 0, PKT_MALFORMED_TCP_BAD_DOFF);
+}
+
 /* ---- truncation sweep ---- */
 
 /* QinQ (22) | IPv6 (40) @22 | HBH (8) @62 | DSTOPTS (16) @70 |
@@ -881,7 +1135,7 @@ static void full_roce_frame(struct fb *f)
 {
 	const uint32_t tags[] = {ETHERTYPE_QINQ, tci(3, 500), ETHERTYPE_VLAN,
 				 tci(5, 600)};
-	uint32_t ip;
+	uint32_t ip, u;
 
 	eth(f, 2, tags, ETHERTYPE_IPV6);
 	ip = ipv6(f, 26 << 2 | 1, IPPROTO_HOPOPTS, "2001:db8::10",
@@ -889,10 +1143,11 @@ static void full_roce_frame(struct fb *f)
 	ext(f, IPPROTO_DSTOPTS, 0);
 	ext(f, IPPROTO_FRAGMENT, 1);
 	frag6(f, IPPROTO_UDP, 0, 1);
-	udp(f, 0xf000, ROCEV2_UDP_PORT);
+	u = udp(f, 0xf000, ROCEV2_UDP_PORT);
 	bth(f, BTH_OPCODE_CNP, 0x123456);
 	zeros(f, 16);
 	put32(f, 0xdafc1bef);
+	udp_fix(f, u);
 	ipv6_fix(f, ip);
 	assert_int_equal(f->n, 134);
 }
@@ -981,6 +1236,7 @@ int main(void)
 		cmocka_unit_test(test_not_ip),
 		cmocka_unit_test(test_malformed_reasons),
 		cmocka_unit_test(test_malformed_names),
+		cmocka_unit_test(test_l4_length_fields),
 		cmocka_unit_test(test_truncation_sweep),
 	};
 
