@@ -26,8 +26,9 @@
  * strtod(), which rounds correctly; the daemon never calls setlocale(), so
  * the decimal point is '.'.
  *
- * With check_system, the user and the groups named must exist (looked up
- * with the reentrant getpwnam_r/getgrnam_r, in this thread).
+ * With check_system, the user and the groups named must resolve by the
+ * daemon's rule (config_lookup_user/group(), config.h: names, then numeric
+ * ids; reentrant NSS calls, in this thread).
  */
 #include "config.h"
 #include "pfc.h"
@@ -2842,42 +2843,169 @@ static bool valid_account(const char *s)
 	return printable(s) && !strpbrk(s, " :,/");
 }
 
-/* 1 if the user (or group) exists, 0 if not, -errno if the lookup failed. */
-static int account_lookup(const char *name, bool is_group)
+/* Users and groups by the one rule of config.h (config_lookup_user/group),
+ * shared with the daemon's privilege drop (privs.c). */
+
+#define NSS_BUF_START 1024
+#define NSS_BUF_MAX (1u << 20) /* bound on a passwd/group entry */
+
+static void account_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void account_err(char *err, size_t errlen, const char *fmt, ...)
 {
-	size_t size = 4096;
-	char *buf = NULL, *grown;
-	struct passwd pw, *pw_res;
-	struct group gr, *gr_res;
-	void *found;
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* A decimal id: digits only, below 2^32 - 1 ((uid_t)-1 means "unchanged"
+ * to the set*id calls). */
+static bool parse_account_id(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v >= UINT32_MAX)
+			return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* getpw*_r / getgr*_r report "not found" as 0 with a NULL result, or as
+ * one of these (getpwnam_r(3)). */
+static bool nss_not_found(int rc)
+{
+	return rc == 0 || rc == ENOENT || rc == ESRCH || rc == EBADF ||
+	       rc == EPERM;
+}
+
+/* Grow *buf (starting at NSS_BUF_START, at most NSS_BUF_MAX). 0, ERANGE
+ * past the bound, or ENOMEM. */
+static int grow_nss_buf(char **buf, size_t *len)
+{
+	size_t want = *len ? *len * 2 : NSS_BUF_START;
+	char *nb;
+
+	if (want > NSS_BUF_MAX)
+		return ERANGE;
+	nb = realloc(*buf, want);
+	if (!nb)
+		return ENOMEM;
+	*buf = nb;
+	*len = want;
+	return 0;
+}
+
+/* The reasons of config.h, from the lookup's result code. */
+static int lookup_error(const char *what, const char *db, const char *spec,
+			int rc, char *err, size_t errlen)
+{
+	if (!nss_not_found(rc)) {
+		account_err(err, errlen, "cannot look up the %s '%s': %s", what,
+			    spec, strerror(rc));
+		return -rc;
+	}
+	account_err(err, errlen,
+		    "no such %s '%s'; check the name with 'getent %s %s'", what,
+		    spec, db, spec);
+	return -ENOENT;
+}
+
+int config_lookup_user(const char *spec, struct config_user *out, char *err,
+		       size_t errlen)
+{
+	struct passwd pw, *res = NULL;
+	bool numeric = false;
+	char *buf = NULL;
+	size_t len = 0;
+	uint32_t id;
 	int rc;
 
-	for (;;) {
-		grown = realloc(buf, size);
-		if (!grown) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = grown;
-		found = NULL;
-		if (is_group) {
-			rc = getgrnam_r(name, &gr, buf, size, &gr_res);
-			found = gr_res;
-		} else {
-			rc = getpwnam_r(name, &pw, buf, size, &pw_res);
-			found = pw_res;
-		}
-		if (rc != ERANGE || size >= (1u << 20))
-			break;
-		size *= 2;
+	if (!spec || !*spec) {
+		account_err(err, errlen, "empty user name");
+		return -EINVAL;
 	}
+	for (;;) {
+		rc = grow_nss_buf(&buf, &len);
+		if (rc)
+			break;
+		rc = getpwnam_r(spec, &pw, buf, len, &res);
+		numeric = !res && nss_not_found(rc) &&
+			  parse_account_id(spec, &id);
+		if (numeric)
+			rc = getpwuid_r(id, &pw, buf, len, &res);
+		if (rc != ERANGE)
+			break;
+	}
+	if (!res) {
+		if (numeric && nss_not_found(rc)) {
+			account_err(
+				err, errlen,
+				"no such user '%s': uid %s has no passwd "
+				"entry, and the daemon takes the user's groups "
+				"from it; check with 'getent passwd %s'",
+				spec, spec, spec);
+			rc = -ENOENT;
+		} else {
+			rc = lookup_error("user", "passwd", spec, rc, err,
+					  errlen);
+		}
+		free(buf);
+		return rc;
+	}
+	if (strlen(pw.pw_name) >= sizeof(out->name)) {
+		account_err(err, errlen, "user '%s': name too long", spec);
+		free(buf);
+		return -ENAMETOOLONG;
+	}
+	out->uid = pw.pw_uid;
+	out->gid = pw.pw_gid;
+	strcpy(out->name, pw.pw_name);
 	free(buf);
-	if (found)
-		return 1;
-	/* "not found" may come back as 0 or as one of these */
-	if (!rc || rc == ENOENT || rc == ESRCH || rc == EBADF || rc == EPERM)
+	return 0;
+}
+
+int config_lookup_group(const char *spec, gid_t *gid, char *err, size_t errlen)
+{
+	struct group gr, *res = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	uint32_t id;
+	int rc;
+
+	if (!spec || !*spec) {
+		account_err(err, errlen, "empty group name");
+		return -EINVAL;
+	}
+	for (;;) {
+		rc = grow_nss_buf(&buf, &len);
+		if (rc)
+			break;
+		rc = getgrnam_r(spec, &gr, buf, len, &res);
+		if (rc != ERANGE)
+			break;
+	}
+	free(buf); /* gr_gid is in gr, not in buf */
+	if (res) {
+		*gid = gr.gr_gid;
 		return 0;
-	return -rc;
+	}
+	if (nss_not_found(rc) && parse_account_id(spec, &id)) {
+		*gid = id; /* a numeric gid needs no group entry */
+		return 0;
+	}
+	return lookup_error("group", "group", spec, rc, err, errlen);
 }
 
 /* A user or group name at path, copied into dst (as large as the raw
@@ -2887,9 +3015,10 @@ static int load_account(const struct load_ctx *c, const char *path,
 			char *dst, size_t size)
 {
 	const char *what = is_group ? "group" : "user";
-	char got[64];
+	struct config_user user;
+	char got[64], why[320];
 	struct key k;
-	int rc;
+	gid_t gid;
 
 	if (!key_at(c, &k, "%s", path) || !*name)
 		return 0;
@@ -2900,19 +3029,12 @@ static int load_account(const struct load_ctx *c, const char *path,
 			    "spaces, ':', ',', '/' or control characters",
 			    path, what, got);
 	}
-	if (check_system) {
-		rc = account_lookup(name, is_group);
-		if (!rc)
-			return fail(c, k.n->val,
-				    "%s: no such %s '%s'; check the name with "
-				    "'getent %s %s'",
-				    path, what, name,
-				    is_group ? "group" : "passwd", name);
-		if (rc < 0)
-			return fail(c, k.n->val,
-				    "%s: cannot look up the %s '%s': %s", path,
-				    what, name, strerror(-rc));
-	}
+	/* The daemon's rule (config.h), so that --check accepts what
+	 * privs_drop() accepts: names, then numeric ids. */
+	if (check_system &&
+	    (is_group ? config_lookup_group(name, &gid, why, sizeof(why))
+		      : config_lookup_user(name, &user, why, sizeof(why))))
+		return fail(c, k.n->val, "%s: %s", path, why);
 	snprintf(dst, size, "%s", name);
 	return 0;
 }

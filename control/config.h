@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include "qos.h"
 
 #define CONFIG_PORTS 2
@@ -128,6 +129,8 @@ struct xdplane_config {
 	 * qos.port[i]); see qos.h for units. */
 	struct qos_policy qos;
 	struct config_control control;
+	/* user, group, control.socket_group: names or numeric ids, kept as
+	 * written and resolved by the daemon (config_lookup_user/group()). */
 	char user[CONFIG_ACCOUNT_MAX]; /* run as this user; "": stay root */
 	char group[CONFIG_ACCOUNT_MAX]; /* with user: instead of its group */
 	int log_level; /* enum log_level (log.h), 3..7; default info (6) */
@@ -137,9 +140,12 @@ struct config_error {
 	char msg[512]; /* "file:line:col: message", NUL terminated */
 };
 
-/* Load, apply defaults, validate. Interfaces, user and groups are checked
- * to exist only when check_system is true (--check on a machine without
- * the ports can skip it).
+/* Load, apply defaults, validate. Interfaces are checked to exist, and
+ * the user and groups to resolve by the rule the daemon applies when it
+ * drops privileges (config_lookup_user/group() below: a name, else a
+ * numeric id; a numeric user needs a passwd entry, a numeric group does
+ * not), only when check_system is true (--check on a machine without the
+ * ports can skip it).
  * Returns NULL and fills *err (never NULL) on failure; a file that cannot
  * be read gives "path: cannot read: reason", without line and column. */
 struct xdplane_config *config_load(const char *path, bool check_system,
@@ -149,6 +155,61 @@ struct xdplane_config *config_load_string(const char *name, const char *yaml,
 					  bool check_system,
 					  struct config_error *err);
 void config_free(struct xdplane_config *cfg);
+
+/*
+ * Users and groups: the one rule for naming them (user, group,
+ * control.socket_group), applied by config_load() with check_system
+ * (xdplane --check, start, reload) and by the daemon (privs.c:
+ * privs_lookup(), privs_drop(), the control socket's owner), so that a file
+ * the check accepts is one the daemon runs with, and the other way round.
+ *
+ * The rule, chown(1)'s:
+ *   - A name first: getpwnam_r() / getgrnam_r(). An entry whose name is
+ *     all digits ("100") is that entry, whatever its id.
+ *   - Only when no entry has that name, a decimal number is a numeric id:
+ *     digits only (no sign, no spaces, leading zeros allowed), at most
+ *     4294967294 ((uid_t)-1 means "leave unchanged" to the set*id calls).
+ *   - A numeric user must have a passwd entry (getpwuid_r()). Here the rule
+ *     is stricter than chown(1), which takes any uid: the daemon takes the
+ *     user's primary group and supplementary groups (initgroups) from that
+ *     entry; without one it would keep root's groups.
+ *   - A numeric group needs no group entry, as with chown(1): setgid(),
+ *     setgroups() and chown() take the number as it is.
+ * Anything else (a name no entry has that is not a number, a numeric user
+ * without a passwd entry) is "no such user/group".
+ *
+ * Lookups go through NSS with the reentrant calls, in the calling thread,
+ * with a buffer grown on ERANGE up to 1 MiB. NSS reports "not found" as 0
+ * with no entry, or as ENOENT, ESRCH, EBADF or EPERM (getpwnam_r(3)); any
+ * other error is a failed lookup, not an unknown name, and is reported as
+ * such (no numeric fallback then: the name might exist).
+ *
+ * Errors: a negative errno (-ENOENT: no such user or group; -EINVAL: an
+ * empty name; other: the lookup failed) and a one-line reason in err
+ * (truncated to errlen, NUL-terminated when errlen > 0; err may be NULL),
+ * without a position: config_load() prefixes "file:line:col: key: ", the
+ * daemon reports it as it is. The reasons:
+ *   no such user 'NAME'; check the name with 'getent passwd NAME'
+ *   no such group 'NAME'; check the name with 'getent group NAME'
+ *   no such user 'UID': uid UID has no passwd entry, ... (why it needs one)
+ *   cannot look up the user 'NAME': <strerror>
+ */
+#define CONFIG_USER_NAME_MAX 256 /* a resolved user name, with the NUL */
+
+struct config_user {
+	uid_t uid;
+	gid_t gid; /* the user's primary group */
+	/* the entry's name (of a numeric uid too), for initgroups() */
+	char name[CONFIG_USER_NAME_MAX];
+};
+
+/* A user name or numeric uid: 0 and *out filled, or a negative errno and
+ * err. */
+int config_lookup_user(const char *spec, struct config_user *out, char *err,
+		       size_t errlen);
+/* A group name or numeric gid: 0 and *gid filled, or a negative errno and
+ * err. */
+int config_lookup_group(const char *spec, gid_t *gid, char *err, size_t errlen);
 
 /* The rules that depend on the number of queues (umem.frames is enough
  * for them), for queues = auto once the channel count is known: queues

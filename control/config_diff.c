@@ -473,21 +473,17 @@ int config_diff_format(const struct config_diff *d, bool cold_only, char *buf,
 	return total > INT32_MAX ? INT32_MAX : (int)total;
 }
 
-int config_reload_check(const struct xdplane_config *running,
-			const struct xdplane_config *next, char *err,
-			size_t len)
+int config_reload_check(const struct config_diff *d, char *err, size_t len)
 {
-	struct config_diff d;
 	int w;
 
-	config_diff(running, next, &d);
-	if (!d.n_cold) {
+	if (!d->n_cold) {
 		if (len)
 			err[0] = '\0';
 		return 0;
 	}
 	w = snprintf(err, len, "restart required: ");
 	if (w > 0 && (size_t)w < len)
-		config_diff_format(&d, true, err + w, len - (size_t)w);
+		config_diff_format(d, true, err + w, len - (size_t)w);
 	return -1;
 }

@@ -85,10 +85,9 @@ void config_diff(const struct xdplane_config *running,
 int config_diff_format(const struct config_diff *d, bool cold_only, char *buf,
 		       size_t len);
 
-/* 0 if next can be applied live; -1 with "restart required: <cold keys>"
- * in err (len bytes, truncated like snprintf) if a cold key changed. */
-int config_reload_check(const struct xdplane_config *running,
-			const struct xdplane_config *next, char *err,
-			size_t len);
+/* The reload decision on a diff (running -> next): 0 if next can be
+ * applied live; -1 with "restart required: <cold keys>" in err (len
+ * bytes, truncated like snprintf) if a cold key changed. */
+int config_reload_check(const struct config_diff *d, char *err, size_t len);
 
 #endif

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <grp.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,15 +27,13 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
+#include "config.h"
 #include "privs.h"
 
 #ifndef CAP_BPF
 #define CAP_BPF 39 /* Linux 5.8; older libcap headers lack it */
 #endif
 
-#define NAME_MAX_LEN 256 /* a user name for initgroups(), with the NUL */
-#define NSS_BUF_START 1024
-#define NSS_BUF_MAX (1u << 20) /* bound on a passwd/group entry */
 #define CAPS_IN_MASK 64
 
 /* What privs_drop() is asked to become. */
@@ -45,7 +42,7 @@ struct target {
 	bool has_group; /* a group was named, or implied by the user */
 	uid_t uid;
 	gid_t gid;
-	char user[NAME_MAX_LEN]; /* the user's name, for initgroups() */
+	char user[CONFIG_USER_NAME_MAX]; /* the user's name, for initgroups() */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -67,124 +64,27 @@ static bool is_set(const char *s)
 	return s && *s;
 }
 
-/* A decimal id: digits only, below 2^32 - 1 ((uid_t)-1 means "unchanged"
- * to the set*id calls). */
-static bool parse_id(const char *s, uint32_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v >= UINT32_MAX)
-			return false;
-	}
-	*out = (uint32_t)v;
-	return true;
-}
-
-/* getpw*_r / getgr*_r report "not found" as 0 with a NULL result, or as
- * one of these (getpwnam_r(3)). */
-static bool nss_not_found(int rc)
-{
-	return rc == 0 || rc == ENOENT || rc == ESRCH || rc == EBADF ||
-	       rc == EPERM;
-}
-
-/* Grow *buf (starting at NSS_BUF_START, at most NSS_BUF_MAX) while the
- * lookup answers ERANGE. Returns the lookup's result code, or ENOMEM. */
-static int grow_nss_buf(char **buf, size_t *len)
-{
-	size_t want = *len ? *len * 2 : NSS_BUF_START;
-	char *nb;
-
-	if (want > NSS_BUF_MAX)
-		return ERANGE;
-	nb = realloc(*buf, want);
-	if (!nb)
-		return ENOMEM;
-	*buf = nb;
-	*len = want;
-	return 0;
-}
-
 static int resolve_user(const char *name, struct target *t, char *err,
 			size_t errlen)
 {
-	struct passwd pw, *res = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	uint32_t id;
-	int rc;
+	struct config_user u;
 
-	for (;;) {
-		rc = grow_nss_buf(&buf, &len);
-		if (rc)
-			break;
-		rc = getpwnam_r(name, &pw, buf, len, &res);
-		if (!res && nss_not_found(rc) && parse_id(name, &id))
-			rc = getpwuid_r(id, &pw, buf, len, &res);
-		if (rc != ERANGE)
-			break;
-	}
-	if (!res) {
-		if (nss_not_found(rc))
-			set_err(err, errlen, "unknown user '%s'", name);
-		else
-			set_err(err, errlen, "user '%s': lookup failed: %s",
-				name, strerror(rc));
-		free(buf);
+	if (config_lookup_user(name, &u, err, errlen))
 		return -1;
-	}
-	if (strlen(pw.pw_name) >= sizeof(t->user)) {
-		set_err(err, errlen, "user '%s': name too long", name);
-		free(buf);
-		return -1;
-	}
 	t->has_user = true;
 	t->has_group = true;
-	t->uid = pw.pw_uid;
-	t->gid = pw.pw_gid;
-	strcpy(t->user, pw.pw_name);
-	free(buf);
+	t->uid = u.uid;
+	t->gid = u.gid;
+	memcpy(t->user, u.name, sizeof(t->user));
 	return 0;
 }
 
 static int resolve_group(const char *name, struct target *t, char *err,
 			 size_t errlen)
 {
-	struct group gr, *res = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	uint32_t id;
-	int rc;
-
-	for (;;) {
-		rc = grow_nss_buf(&buf, &len);
-		if (rc)
-			break;
-		rc = getgrnam_r(name, &gr, buf, len, &res);
-		if (rc != ERANGE)
-			break;
-	}
-	if (res) {
-		t->gid = gr.gr_gid;
-	} else if (nss_not_found(rc) && parse_id(name, &id)) {
-		t->gid = id; /* a numeric gid needs no group entry */
-	} else {
-		if (nss_not_found(rc))
-			set_err(err, errlen, "unknown group '%s'", name);
-		else
-			set_err(err, errlen, "group '%s': lookup failed: %s",
-				name, strerror(rc));
-		free(buf);
+	if (config_lookup_group(name, &t->gid, err, errlen))
 		return -1;
-	}
 	t->has_group = true;
-	free(buf);
 	return 0;
 }
 

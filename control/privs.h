@@ -76,8 +76,11 @@
  * supplementary groups = the user's (initgroups), plus group when given.
  * A group without a user changes the gid only and leaves that group as the
  * only supplementary one. When the process already runs with the target
- * ids (systemd's User=), ids and groups are left alone. Names may also be
- * numeric ids (a numeric user must have a passwd entry).
+ * ids (systemd's User=), ids and groups are left alone. user and group
+ * are names or numeric ids, resolved by config_lookup_user() /
+ * config_lookup_group() (config.h: a name first, then a number; a numeric
+ * user needs a passwd entry, a numeric group does not), the rule the
+ * configuration check applies too.
  * Returns 0, or -1 with a one-line reason in err. Applies to every thread
  * of the process (it refuses to run with more than one). */
 int privs_drop(const char *user, const char *group, char *err, size_t errlen);
@@ -85,7 +88,8 @@ int privs_drop(const char *user, const char *group, char *err, size_t errlen);
 /* Resolve names without changing anything (the daemon chowns its control
  * socket and directory before dropping). NULL or "" keeps the current
  * real uid / gid; group NULL/"" with a user gives the user's primary group.
- * Returns 0, or -1 with a reason naming the unknown user or group. */
+ * Returns 0, or -1 with a reason naming the unknown user or group (the
+ * text of config_lookup_user/group(), config.h). */
 int privs_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid,
 		 char *err, size_t errlen);
 

@@ -8,7 +8,9 @@
  * level), with check_system lookups of the user and groups; DCQCN: both
  * profiles' defaults, every key, units, the rules against the line rate.
  */
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +23,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <cmocka.h>
+#include "unused_ids.h"
 
 #include "config.h"
 
@@ -2507,6 +2510,89 @@ static void test_daemon_check_system(void **state)
 	if_freenameindex(ifs);
 }
 
+/* With check_system, user, group and control.socket_group follow the rule
+ * of the daemon's privilege drop (config.h): a name, else a numeric id; a
+ * numeric user needs a passwd entry, a numeric group does not. The value
+ * is kept as written. (test_privs.c checks that privs_lookup() agrees.) */
+static void test_daemon_check_system_ids(void **state)
+{
+	struct passwd *nobody = getpwnam("nobody");
+	unsigned int nx_uid = unused_uid(), nx_gid = unused_gid();
+	struct {
+		char keys[128], msg[320], user[16], group[16];
+	} cases[7];
+	struct if_nameindex *ifs = if_nameindex();
+	const char *other = other_interface(ifs);
+	struct config_error err = {.msg = ""};
+	struct xdplane_config *cfg;
+	char yaml[512];
+	int n = 0;
+
+	(void)state;
+	assert_non_null(nobody);
+	if (!other) {
+		if_freenameindex(ifs);
+		skip();
+	}
+	memset(cases, 0, sizeof(cases));
+	/* a name */
+	snprintf(cases[n].keys, sizeof(cases[n].keys), "user: nobody\n");
+	snprintf(cases[n++].user, sizeof(cases[0].user), "nobody");
+	/* numeric ids with entries, unquoted as an operator writes them */
+	snprintf(cases[n].keys, sizeof(cases[n].keys),
+		 "user: %u\ngroup: 0\ncontrol: {socket_group: 0}\n",
+		 (unsigned int)nobody->pw_uid);
+	snprintf(cases[n].user, sizeof(cases[n].user), "%u",
+		 (unsigned int)nobody->pw_uid);
+	snprintf(cases[n++].group, sizeof(cases[0].group), "0");
+	snprintf(cases[n].keys, sizeof(cases[n].keys), "user: 0\n");
+	snprintf(cases[n++].user, sizeof(cases[0].user), "0");
+	/* a numeric group without a group entry: accepted, like chown(1) */
+	snprintf(cases[n].keys, sizeof(cases[n].keys),
+		 "user: root\ngroup: %u\ncontrol: {socket_group: '%u'}\n",
+		 nx_gid, nx_gid);
+	snprintf(cases[n].user, sizeof(cases[n].user), "root");
+	snprintf(cases[n++].group, sizeof(cases[0].group), "%u", nx_gid);
+	/* a numeric user without a passwd entry: refused (its groups) */
+	snprintf(cases[n].keys, sizeof(cases[n].keys), "user: %u\n", nx_uid);
+	snprintf(cases[n++].msg, sizeof(cases[0].msg),
+		 "t.yaml:4:7: user: no such user '%u': uid %u has no passwd "
+		 "entry, and the daemon takes the user's groups from it; check "
+		 "with 'getent passwd %u'",
+		 nx_uid, nx_uid, nx_uid);
+	/* names that do not exist and are not numbers */
+	snprintf(cases[n].keys, sizeof(cases[n].keys),
+		 "user: xdplane-nx-user\n");
+	snprintf(cases[n++].msg, sizeof(cases[0].msg),
+		 "t.yaml:4:7: user: no such user 'xdplane-nx-user'; check the "
+		 "name with 'getent passwd xdplane-nx-user'");
+	snprintf(cases[n].keys, sizeof(cases[n].keys), "user: 0\ngroup: 12x\n");
+	snprintf(cases[n++].msg, sizeof(cases[0].msg),
+		 "t.yaml:5:8: group: no such group '12x'; check the name with "
+		 "'getent group 12x'");
+	assert_int_equal(n, sizeof(cases) / sizeof(cases[0]));
+	for (int i = 0; i < n; i++) {
+		snprintf(yaml, sizeof(yaml),
+			 "ports:\n  - interface: lo\n  - interface: '%s'\n%s",
+			 other, cases[i].keys);
+		cfg = config_load_string("t.yaml", yaml, true, &err);
+		if (cases[i].msg[0]) {
+			assert_null(cfg);
+			assert_string_equal(err.msg, cases[i].msg);
+			/* without check_system the same file loads */
+			config_free(load_ok(yaml));
+			continue;
+		}
+		if (!cfg)
+			fail_msg("%s: %s", cases[i].keys, err.msg);
+		assert_string_equal(cfg->user, cases[i].user);
+		assert_string_equal(cfg->group, cases[i].group);
+		assert_string_equal(cfg->control.socket_group, cases[i].group);
+		config_free(cfg);
+	}
+	if_freenameindex(ifs);
+}
+
 static void test_daemon_dump_text(void **state)
 {
 	struct xdplane_config *cfg =
@@ -2589,6 +2675,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_listen),
 		cmocka_unit_test(test_daemon_limits),
 		cmocka_unit_test(test_daemon_check_system),
+		cmocka_unit_test(test_daemon_check_system_ids),
 		cmocka_unit_test(test_daemon_dump_text),
 		cmocka_unit_test(test_dcqcn_defaults),
 		cmocka_unit_test(test_dcqcn_full),

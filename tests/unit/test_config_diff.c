@@ -118,6 +118,15 @@
 	"log_level: info\n"
 #define WITH_CLASSES(classes) HEAD classes RULES TAIL
 
+/* The daemon's reload decision on the diff of a -> b. */
+static int reload_check(const struct xdplane_config *a,
+			const struct xdplane_config *b, char *err, size_t len)
+{
+	struct config_diff d;
+
+	config_diff(a, b, &d);
+	return config_reload_check(&d, err, len);
+}
 static const char base_yaml[] = WITH_CLASSES(Y_CNP Y_ROCE Y_DEFAULT Y_BULK);
 
 static struct xdplane_config *load_ok(const char *yaml)
@@ -485,7 +494,7 @@ static void test_identical(void **state)
 	assert_diff(&d, NULL, 0);
 	assert_int_equal(config_diff_format(&d, false, text, sizeof(text)), 0);
 	assert_string_equal(text, "");
-	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), 0);
+	assert_int_equal(reload_check(a, b, text, sizeof(text)), 0);
 	assert_string_equal(text, "");
 	config_free(a);
 	config_free(b);
@@ -647,7 +656,7 @@ static void test_dcqcn_classes(void **state)
 	/* switched off: refused, and said so */
 	a = load_ok(base_yaml);
 	b = load_variant("    dcqcn: true\n", "    dcqcn: false\n");
-	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), -1);
+	assert_int_equal(reload_check(a, b, text, sizeof(text)), -1);
 	assert_string_equal(text, "restart required: classes.roce.dcqcn");
 	config_free(b);
 	/* left out is off too */
@@ -697,11 +706,11 @@ static void test_dcqcn_keys(void **state)
 	assert_variant("line_rate: 40Gbit", "line_rate: ''", line, N(line));
 	a = load_ok(base_yaml);
 	b = load_variant("max_flows: 512", "max_flows: 2048");
-	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), -1);
+	assert_int_equal(reload_check(a, b, text, sizeof(text)), -1);
 	assert_string_equal(text, "restart required: dcqcn.max_flows");
 	config_free(b);
 	b = load_variant("cp_loop: false", "cp_loop: true");
-	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), 0);
+	assert_int_equal(reload_check(a, b, text, sizeof(text)), 0);
 	config_diff(a, b, &d);
 	assert_diff(&d, (const struct want[]){{"dcqcn.cp_loop", false}}, 1);
 	config_free(b);
@@ -863,17 +872,17 @@ static void test_format(void **state)
 	assert_int_equal(config_diff_format(&d, true, text, 1), strlen(cold));
 	assert_int_equal(text[0], '\0');
 
-	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), -1);
+	assert_int_equal(reload_check(a, b, text, sizeof(text)), -1);
 	assert_string_equal(text, "restart required: ports[0].interface, "
 				  "umem.frames, control.metrics_listen");
-	assert_int_equal(config_reload_check(a, b, text, 10), -1);
+	assert_int_equal(reload_check(a, b, text, 10), -1);
 	assert_string_equal(text, "restart r");
-	assert_int_equal(config_reload_check(a, b, text, 20), -1);
+	assert_int_equal(reload_check(a, b, text, 20), -1);
 	assert_string_equal(text, "restart required: p");
 	config_free(b);
 	/* hot only: applies */
 	b = load_variant("log_level: info", "log_level: warn");
-	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), 0);
+	assert_int_equal(reload_check(a, b, text, sizeof(text)), 0);
 	assert_string_equal(text, "");
 	config_diff(a, b, &d);
 	assert_int_equal(config_diff_format(&d, true, text, sizeof(text)), 0);
@@ -937,7 +946,7 @@ static void test_truncated(void **state)
 	assert_string_equal(text + len - 14, "rules[62], ...");
 	assert_int_equal(config_diff_format(&d, true, text, sizeof(text)), 10);
 	assert_string_equal(text, "poll.batch");
-	assert_int_equal(config_reload_check(a, b, text, sizeof(text)), -1);
+	assert_int_equal(reload_check(a, b, text, sizeof(text)), -1);
 	assert_string_equal(text, "restart required: poll.batch");
 	config_free(a);
 	config_free(b);

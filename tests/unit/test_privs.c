@@ -34,7 +34,10 @@
 #include <sys/wait.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
+#include <net/if.h>
 #include <cmocka.h>
+#include "unused_ids.h"
+#include "config.h"
 #include "privs.h"
 #include "sd_notify.h"
 
@@ -507,7 +510,10 @@ static void test_unknown_user_changes_nothing(void **state)
 	skip_unless_single_threaded(&r);
 	assert_int_equal(r.n_threads, 1);
 	assert_unchanged(&r);
-	assert_string_equal(r.err, "unknown user '" NO_SUCH_USER "'");
+	assert_string_equal(
+		r.err,
+		"no such user '" NO_SUCH_USER
+		"'; check the name with 'getent passwd " NO_SUCH_USER "'");
 }
 
 static void test_unknown_group_changes_nothing(void **state)
@@ -518,7 +524,10 @@ static void test_unknown_group_changes_nothing(void **state)
 	skip_unless_single_threaded(&r);
 	assert_int_equal(r.n_threads, 1);
 	assert_unchanged(&r);
-	assert_string_equal(r.err, "unknown group '" NO_SUCH_GROUP "'");
+	assert_string_equal(
+		r.err,
+		"no such group '" NO_SUCH_GROUP
+		"'; check the name with 'getent group " NO_SUCH_GROUP "'");
 }
 
 /* --- lookups --- */
@@ -557,17 +566,120 @@ static void test_lookup(void **state)
 	assert_int_equal(
 		privs_lookup("4294967295", NULL, &uid, &gid, err, sizeof(err)),
 		-1);
-	assert_string_equal(err, "unknown user '4294967295'");
+	assert_string_equal(err, "no such user '4294967295'; check the name "
+				 "with 'getent passwd 4294967295'");
 	assert_int_equal(
 		privs_lookup("nobody", "12x", &uid, &gid, err, sizeof(err)),
 		-1);
-	assert_string_equal(err, "unknown group '12x'");
+	assert_string_equal(err, "no such group '12x'; check the name with "
+				 "'getent group 12x'");
 	/* Errors are truncated, never overflow; NULL err is allowed. */
 	assert_int_equal(privs_lookup(NO_SUCH_USER, NULL, &uid, &gid, err, 8),
 			 -1);
-	assert_string_equal(err, "unknown");
+	assert_string_equal(err, "no such");
 	assert_int_equal(privs_lookup(NO_SUCH_USER, NULL, NULL, NULL, NULL, 0),
 			 -1);
+}
+
+/* One rule for both callers (config.h): what the configuration check
+ * (config_load() with check_system) accepts for user, group and
+ * control.socket_group, privs_lookup() - and so privs_drop() and the
+ * control socket's chown - accepts, and a number is that id; what one
+ * refuses the other refuses with the same reason, config.c adding
+ * file:line:col: key.
+ * A name, a numeric id with an entry, a numeric id without one (a uid
+ * needs a passwd entry, a gid needs no group entry), an unknown name. */
+static void test_lookup_agrees_with_config(void **state)
+{
+	struct passwd *nobody = getpwnam("nobody");
+	struct group *root_group = getgrgid(0);
+	char nobody_uid[16], nx_uid[16], nx_gid[16];
+	struct {
+		const char *user, *group;
+		const char *where; /* of the refusal; NULL: accepted */
+	} cases[] = {
+		{"nobody", NULL, NULL},
+		{NULL, NULL, NULL}, /* nobody's uid */
+		{"0", "0", NULL},
+		{"root", NULL, NULL}, /* root's group, by name */
+		{"root", NULL, NULL}, /* a gid without an entry */
+		{NULL, NULL, "4:7: user"}, /* a uid without an entry */
+		{NO_SUCH_USER, NULL, "4:7: user"},
+		{"root", NO_SUCH_GROUP, "6:25: control.socket_group"},
+		{"root", "12x", "6:25: control.socket_group"},
+	};
+	struct if_nameindex *ifs = if_nameindex();
+	const char *other = NULL;
+	struct config_error cerr;
+	struct xdplane_config *cfg;
+	char yaml[512], err[320], want[512];
+	uid_t uid;
+	gid_t gid, sgid;
+	int rc;
+
+	(void)state;
+	assert_non_null(nobody);
+	assert_non_null(root_group);
+	for (struct if_nameindex *i = ifs; i && i->if_name && !other; i++)
+		if (strcmp(i->if_name, "lo"))
+			other = i->if_name;
+	if (!other) { /* check_system needs two real ports */
+		if_freenameindex(ifs);
+		skip();
+	}
+	snprintf(nobody_uid, sizeof(nobody_uid), "%u",
+		 (unsigned int)nobody->pw_uid);
+	snprintf(nx_uid, sizeof(nx_uid), "%u", unused_uid());
+	snprintf(nx_gid, sizeof(nx_gid), "%u", unused_gid());
+	cases[1].user = nobody_uid;
+	cases[3].group = root_group->gr_name;
+	cases[4].group = nx_gid;
+	cases[5].user = nx_uid;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *g = cases[i].group ? cases[i].group : "";
+
+		/* the group as group and as control.socket_group */
+		snprintf(yaml, sizeof(yaml),
+			 "ports:\n  - interface: lo\n  - interface: '%s'\n"
+			 "user: '%s'\ngroup: '%s'\n"
+			 "control: {socket_group: '%s'}\n",
+			 other, cases[i].user, g, g);
+		cfg = config_load_string("t.yaml", yaml, true, &cerr);
+		err[0] = '\0';
+		rc = privs_lookup(cases[i].user, cases[i].group, &uid, &gid,
+				  err, sizeof(err));
+		if (!rc && cases[i].group)
+			rc = privs_lookup(NULL, cases[i].group, NULL, &sgid,
+					  err, sizeof(err));
+		if (!cases[i].where != !!cfg || !cases[i].where != !rc)
+			fail_msg("user '%s' group '%s': config %s (%s), privs "
+				 "%s (%s)",
+				 cases[i].user, g, cfg ? "accepts" : "refuses",
+				 cfg ? "" : cerr.msg,
+				 rc ? "refuses" : "accepts", err);
+		if (cfg) {
+			assert_string_equal(cfg->user, cases[i].user);
+			assert_string_equal(cfg->group, g);
+			config_free(cfg);
+			/* a number is that id, entry or not (gid) */
+			if (strspn(cases[i].user, "0123456789") ==
+			    strlen(cases[i].user))
+				assert_int_equal(
+					uid, strtoul(cases[i].user, NULL, 10));
+			if (cases[i].group &&
+			    strspn(g, "0123456789") == strlen(g))
+				assert_int_equal(gid, strtoul(g, NULL, 10));
+			if (cases[i].group)
+				assert_int_equal(sgid, gid);
+			continue;
+		}
+		/* the same reason, config.c adding where (socket_group, on
+		 * line 6, is checked before user and group) */
+		snprintf(want, sizeof(want), "t.yaml:%s: %s", cases[i].where,
+			 err);
+		assert_string_equal(cerr.msg, want);
+	}
+	if_freenameindex(ifs);
 }
 
 /* --- the run-time set --- */
@@ -806,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_user_changes_nothing),
 		cmocka_unit_test(test_unknown_group_changes_nothing),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_lookup_agrees_with_config),
 		cmocka_unit_test(test_runtime_mask_matches_kernel_rule),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_notify_unset),
