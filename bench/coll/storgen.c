@@ -162,55 +162,85 @@ static void die_usage(const char *fmt, const char *arg)
 	exit(2);
 }
 
+/* A number that parses but does not fit in 64 bits. */
+static void die_range(const char *opt, const char *s)
+{
+	fprintf(stderr,
+		"storgen: %s: %s is out of range (0..%" PRIu64 ")\n"
+		"(storgen --help for usage)\n",
+		opt, s, UINT64_MAX);
+	exit(2);
+}
+
 /*
  * A non-negative number with an optional multiplier: k M G T (x1000),
  * Ki Mi Gi Ti (x1024), then an optional unit word ("B", "bit", "bps",
  * "bit/s"). "1Mi" = 1048576, "50M" = 50000000, "1.5G" = 1500000000.
+ * The result is 0..UINT64_MAX: digits alone (with a multiplier or not)
+ * are exact over the whole range; other forms ("1.5G", "1e9") go through
+ * a double, rounded to the nearest integer. Anything larger is refused
+ * (die_range), never wrapped or saturated.
  */
 static uint64_t parse_num(const char *opt, const char *s)
 {
 	char *end;
-	double v, mul = 1;
+	double v;
+	uint64_t mul = 1, iv;
+	bool digits;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0) || v > 1.8e19)
+	if (end == s || !(v >= 0))
 		die_usage("bad number for %s", opt);
+	if (errno == ERANGE && v > 1)
+		die_range(opt, s);
+	if (errno)
+		die_usage("bad number for %s", opt);
+	digits = strspn(s, "0123456789") == (size_t)(end - s);
 	switch (*end) {
 	case 'k':
 	case 'K':
-		mul = 1e3;
+		mul = 1000;
 		break;
 	case 'm':
 	case 'M':
-		mul = 1e6;
+		mul = 1000000;
 		break;
 	case 'g':
 	case 'G':
-		mul = 1e9;
+		mul = 1000000000;
 		break;
 	case 't':
 	case 'T':
-		mul = 1e12;
+		mul = 1000000000000ull;
 		break;
 	}
 	if (mul != 1) {
 		end++;
 		if (*end == 'i') {
-			mul = mul == 1e3   ? 1024.0
-			      : mul == 1e6 ? 1048576.0
-			      : mul == 1e9 ? 1073741824.0
-					   : 1099511627776.0;
+			mul = mul == 1000	  ? 1ull << 10
+			      : mul == 1000000	  ? 1ull << 20
+			      : mul == 1000000000 ? 1ull << 30
+						  : 1ull << 40;
 			end++;
 		}
 	}
 	if (*end && strcmp(end, "B") && strcmp(end, "bit") &&
 	    strcmp(end, "bps") && strcmp(end, "bit/s") && strcmp(end, "b"))
 		die_usage("bad unit in %s", opt);
-	v *= mul;
-	if (v > 1.8e19)
-		die_usage("number too large for %s", opt);
-	return (uint64_t)llround(v);
+	if (digits) {
+		errno = 0;
+		iv = strtoull(s, NULL, 10);
+		if (errno == ERANGE || __builtin_mul_overflow(iv, mul, &iv))
+			die_range(opt, s);
+		return iv;
+	}
+	v *= (double)mul;
+	/* 2^64: the doubles below it are integers from 2^53 on, so rounding
+	 * one never reaches it */
+	if (!(v < 18446744073709551616.0))
+		die_range(opt, s);
+	return (uint64_t)round(v);
 }
 
 static double parse_secs(const char *opt, const char *s)
@@ -345,8 +375,9 @@ static void usage(FILE *f)
 		"              [--sndbuf B(4Mi)] [--start-at NS] [--tos N] "
 		"[--prio N]\n"
 		"              [--out FILE]\n"
-		"Numbers take k M G (x1000) and Ki Mi Gi (x1024). --rate "
-		"and --size\n"
+		"Numbers (0..2^64-1) take k M G T (x1000) and Ki Mi Gi Ti "
+		"(x1024). --rate\n"
+		"and --size "
 		"count frame bytes including 42 B of Ethernet+IPv4+UDP "
 		"headers\n"
 		"(over IPv6 frames are 20 B longer: payload = --size - 42);\n"
@@ -1346,7 +1377,8 @@ static int run_udp(const struct opts *o)
 	addr_str(&ss, a, sizeof(a));
 	out = open_out(o->out);
 	tx.payload = (size_t)o->size - STOR_ETH_IP_UDP;
-	per_burst = (o->burst_bytes + o->size - 1) / o->size;
+	/* ceil(burst_bytes / size), without overflow at UINT64_MAX */
+	per_burst = o->burst_bytes / o->size + !!(o->burst_bytes % o->size);
 	if (!per_burst)
 		per_burst = 1;
 	/* ns between datagrams inside a burst, frame bytes at --rate */
