@@ -7,21 +7,27 @@
  * reference), or NULL when out of memory.
  *
  * Port object (ctl_json_port):
- *   {"name","rate_bps","rx_packets","rx_bytes","tx_packets","tx_bytes",
- *    "tx_kicks","tx_kick_errors","foreign_frames","fill_wakeups",
- *    "drops":{"handoff_full","invalid_desc","multibuf","malformed"},
- *    "xdp":{<verdict name>:count...},
+ *   {"name","rate_bps","mtu","rx_packets","rx_bytes","tx_packets",
+ *    "tx_bytes","tx_completed","tx_kicks","tx_kick_errors",
+ *    "foreign_frames","fill_wakeups","rx_chains","tx_chains",
+ *    "drops":{"handoff_full","invalid_desc","multibuf","chain_long",
+ *             "chain_head","chain_room","chain_tx","malformed",
+ *             "port_down"},
  *    "xsk":{"rx_dropped","rx_invalid_descs","tx_invalid_descs",
  *           "rx_ring_full","rx_fill_ring_empty_descs",
  *           "tx_ring_empty_descs"},
  *    "malformed":{<reason>:count...},
- *    "queues":[{"queue","worker","cpu", the counters above but "xdp"}],
+ *    "dcqcn":{<DCQCN counter>:count...},
+ *    "pfc":{<PFC counter>:count or [8 counts, by priority]...},
+ *    "xdp":{<verdict name>:count...},
+ *    "queues":[{"queue","worker","cpu", and the keys above but "name",
+ *               "rate_bps","mtu","xdp","queues","classes"}],
  *    "classes":[class object]}
  * Class object:
  *   {"name","level","quantum","ceil_bps","min_bps","limit_bytes",
- *    "limit_packets","ecn","enq_packets","enq_bytes","sent_packets",
- *    "sent_bytes","ecn_marks","depth_packets","depth_bytes",
- *    "drops":{"queue_bytes","queue_packets","ecn_nonect","invalid","flow_table"},
+ *    "limit_packets","ecn","lossless","pcp" (null: none),"enq_packets",
+ *    "enq_bytes","sent_packets","sent_bytes","ecn_marks","depth_packets",
+ *    "depth_bytes","drops":{<sched_drop_name() of each reason>:count...},
  *    "sojourn_log2_us":[SCHED_HIST_BUCKETS counts]}
  *
  * Invariants: counters are JSON integers, exact up to 2^63 - 1 (larger
@@ -43,11 +49,13 @@
  *            "failures_total","last_successful","last_success_unix",
  *            "last_attempt_unix" (null: never),"last_error" (null: none)}},
  *  "xdp_mode","bind_mode","failure_mode","workers","umem_frames",
- *  "max_frame","ports":[{"name","rate_bps","queues","classes"}],
- *  "placement":[{"port","queue","worker","cpu"}]} */
+ *  "max_frame","multibuf","max_frags","queues","mem_node","control_cpu",
+ *  "placement_why","umem","ports":[{"name","rate_bps","mtu","queues",
+ *  "classes"}],"placement":[{"port","queue","worker","cpu"}]} */
 json_t *ctl_json_status(const struct stats_snapshot *s, pid_t pid);
 
-/* {"now_unix","now_mono_ns","uptime_s","ports":[port object]}; only the
+/* {"now_unix","now_mono_ns","uptime_s","max_frame","multibuf","max_frags",
+ *  "ports":[port object]}; only the
  * port named port_filter when it is not NULL (none if no port has it). */
 json_t *ctl_json_stats(const struct stats_snapshot *s, const char *port_filter);
 

@@ -21,19 +21,23 @@
  * i for rule i): for each field with a small domain (the pkt_meta.flags a
  * rule needs, proto, BTH opcode, DSCP, PCP, ECN) a table from the frame's
  * value to the set of rules that value does not rule out (a rule that does
- * not name the field is in every entry). classify() ANDs six table entries
- * into the candidate set, then checks the remaining fields (ethertype, VID,
- * port ranges, prefixes) of the candidates in rule order, branch-free per
- * rule: the first that passes wins. The cost is six table loads plus one
- * check per candidate tried, so rules that differ in a table field cost
- * nothing; the worst case (every rule a candidate) is a linear scan. Prefixes are two masked 64-bit compares per address (an IPv4
- * prefix masks the first word's first 4 bytes only; the rest is zero on
- * both sides). Requirements such as "untagged frames never match a VLAN
- * rule" or "only frames with ports match a port range" are in the flags
- * table.
+ * not name the field is in every entry), and for each port a table from
+ * the low 8 bits of the frame's port to the rules whose range holds a port
+ * with those low bits (a superset). classify() ANDs eight table entries
+ * (flags, proto, BTH opcode, DSCP, PCP, ECN, sport bucket, dport bucket)
+ * into the candidate set, then checks the remaining fields (ethertype,
+ * VID, exact port ranges, prefixes) of the candidates in rule order,
+ * branch-free per rule: the first that passes wins. The cost is eight
+ * table loads plus one check per candidate tried, so rules that differ in
+ * a table field or in the low bits of a port cost nothing; the worst case
+ * (every rule a candidate) is a linear scan. Prefixes are two masked
+ * 64-bit compares per address (an IPv4 prefix masks the first word's
+ * first 4 bytes only; the rest is zero on both sides). Requirements such
+ * as "untagged frames never match a VLAN rule" or "only frames with ports
+ * match a port range" are in the flags table.
  *
  * A classifier is built once per policy (control plane) and then only read
- * (RX tasks); it holds no pointer into the policy. About 12 KiB, of which a
+ * (RX tasks); it holds no pointer into the policy. About 16 KiB, of which a
  * lookup touches one cache line per table plus the candidates' rules.
  */
 #ifndef XDPLANE_CLASSIFY_H

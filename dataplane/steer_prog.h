@@ -24,9 +24,9 @@
  * BPF_F_XDP_HAS_FRAGS (what the "xdp.frags" section does): the kernel then
  * accepts it on an interface whose MTU exceeds one page and hands it
  * packets in several buffers. The program only steers (it never reads
- * packet bytes), so the same code serves both; without frags the
- * single-buffer program is loaded, as before (Linux < 5.18 refuses the
- * flag: the load fails with EINVAL).
+ * packet bytes), so the same code serves both; without frags the program
+ * is loaded without the flag (which Linux < 5.18 refuses: the load fails
+ * with EINVAL).
  *
  * Thread: control thread only (set-up and tear-down).
  */

@@ -2,7 +2,7 @@
 /*
  * test_dcqcn_sim.c - the DCQCN simulator on the shipped scenarios
  * (bench/dcqcn-sim/scenarios, found through $XDPLANE_SOURCE), checked
- * against issue 5's "must be shown" numbers:
+ * against the bounds the simulator must show:
  *  - the scripted example: the trace rows of one CNP at t = 0 on a
  *    40 Gbit/s flow are R_C 20, 30, 35, 37.5 Gbit/s at 0, 55, 110, 165 us,
  *    alpha 1, (255/256)^1..3; NP coalescing: CNPs at 0, 50 and 120 us;
@@ -279,7 +279,7 @@ static void test_stats(void **state)
 	stats_free(&st);
 }
 
-/* The issue's example: one CNP at t = 0 on a 40 Gbit/s flow, paper. */
+/* The step response: one CNP at t = 0 on a 40 Gbit/s flow, paper. */
 static void test_step_response(void **state)
 {
 	static const char *const want[] = {
@@ -403,7 +403,7 @@ static void test_deterministic(void **state)
 	run_free(&b);
 }
 
-/* Issue 5: 2 flows, paper, 40 Gbit/s, 150 ms: Jain >= 0.99 over the last
+/* Bound: 2 flows, paper, 40 Gbit/s, 150 ms: Jain >= 0.99 over the last
  * 40 ms. */
 static void test_paper_2flows_fair(void **state)
 {
@@ -420,7 +420,7 @@ static void test_paper_2flows_fair(void **state)
 	assert_true(r->res.summary.cnps_received <= r->res.summary.cnps_sent);
 }
 
-/* Issue 5: N:1 incast at 100 Gbit/s: utilisation >= 95 % after 5 ms, no
+/* Bound: N:1 incast at 100 Gbit/s: utilisation >= 95 % after 5 ms, no
  * flow starved (min/max >= 0.8 after 20 ms). */
 static void check_incast(const char *name, uint32_t n)
 {

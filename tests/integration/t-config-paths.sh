@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Nothing in the configuration makes the daemon read or write outside its
-# configured paths (issue 9; xdplane(8), FILES: the control socket path
+# configured paths (xdplane(8), FILES: the control socket path
 # rule):
 #  - control.socket with '..', '.' or '//' components: refused by --check
 #    and at start with file:line:col, nothing created;

@@ -126,7 +126,7 @@ print("  bad requests answered with JSON errors, session still usable", file=sys
 PY
 tb_pass "malformed requests: JSON errors, no crash"
 
-# --- hostile requests (issue 9): over-long lines, binary garbage, deep
+# --- hostile requests: over-long lines, binary garbage, deep
 # nesting, huge numbers, a request that never ends, more clients than the
 # daemon serves: refused, and the daemon answers the next client ---
 python3 - "$SOCK" <<'PY' || tb_fail "hostile requests"

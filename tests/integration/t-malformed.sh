@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Malformed frames on the wire (issue 9), once with `malformed: drop` and
+# Malformed frames on the wire, once with `malformed: drop` and
 # once with `malformed: default` (forward in the default class):
 #  - host A sends COUNT copies of every kind of tests/tools/badframes.py
 #    (truncated Ethernet, VLAN, QinQ, IPv4 with bad IHL / total length /

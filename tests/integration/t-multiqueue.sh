@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Multi-queue forwarding (issue 6): every veth end has 2 queues, the daemon
+# Multi-queue forwarding: every veth end has 2 queues, the daemon
 # runs `queues: 2` with two workers (CPUs 0 and 1), and 12 concurrent
 # sequenced UDP streams cross it, 8 A -> B and 4 B -> A. Shown:
 #  - both RX queues of gw0 (and of gw1) carry traffic, each exactly the

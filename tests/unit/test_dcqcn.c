@@ -2,7 +2,7 @@
 /*
  * test_dcqcn.c - DCQCN (dataplane/dcqcn.c) against step responses derived
  * by hand from the rules in dcqcn.h, with a fake clock (plain now_ns
- * values): the issue's example; every branch of both profiles (fast
+ * values): the step response of one CNP; every branch of both profiles (fast
  * recovery count, additive, hyper with i R_HAI growth, R_min floor, R_T cap
  * at line, byte counter and the mixed timer + byte classification, timers
  * racing with CNPs, alpha decay; ConnectX: first CNP, one cut per decrease
@@ -108,12 +108,12 @@ static struct dcqcn_params connectx(double line)
 /* ======================= paper ======================= */
 
 /*
- * The issue's example: one CNP at t = 0 on a 40 Gbit/s flow.
+ * The step response: one CNP at t = 0 on a 40 Gbit/s flow.
  * CNP: R_T = 40, R_C = 40 (1 - 1/2) = 20, alpha = (1 - g) 1 + g = 1.
  * Then at k 55 us the alpha timer (first) and the increase timer:
  * alpha = (255/256)^k, R_C = (40 + R_C) / 2 (fast recovery).
  */
-static void test_paper_issue_example(void **state)
+static void test_paper_step_response(void **state)
 {
 	struct dcqcn_params p = paper(40 * G);
 	struct dcqcn_rp rp;
@@ -1246,7 +1246,7 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_paper_issue_example),
+		cmocka_unit_test(test_paper_step_response),
 		cmocka_unit_test(test_paper_lone_cnp_f_fast_recoveries),
 		cmocka_unit_test(test_paper_timer_additive),
 		cmocka_unit_test(test_paper_bytes_and_mixed),

@@ -140,7 +140,7 @@ static void test_nic_on_node1(void **state)
 	assert_int_equal(out.worker_node[0], 1);
 	assert_int_equal(out.worker_node[1], 1);
 	/* unit 0 = RX(port 0) + egress(port 1) on worker 0, unit 1 the
-	 * mirror on worker 1: today's pairing */
+	 * mirror on worker 1: the pairing placement_decide makes */
 	assert_int_equal(out.unit_worker[0], 0);
 	assert_int_equal(out.unit_worker[1], 1);
 	assert_why(&out, "ports on NUMA node 1: workers and UMEM there");
@@ -874,7 +874,7 @@ static void test_umem_hugepages(void **state)
 	umem_area_fini(&u);
 }
 
-/* The four-argument form (no placement) still works as before. */
+/* The four-argument form (no placement) works too. */
 static void test_umem_plain(void **state)
 {
 	struct umem_area u;
