@@ -12,6 +12,8 @@
 #define XDPLANE_COMPILER_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define CACHELINE 64
@@ -21,6 +23,29 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/*
+ * Invariants checked while running: DP_ASSERT(cond) aborts with the
+ * condition, file and line when cond is false, in builds configured with
+ * XDPLANE_ASSERTS (Debug builds, CI's sanitizer builds, and CI's run of the
+ * integration tests). In release builds it compiles to nothing and cond is
+ * not evaluated: never put a side effect in it.
+ */
+#ifdef XDPLANE_ASSERTS
+__attribute__((noreturn, cold)) static inline void
+dp_assert_fail(const char *cond, const char *file, int line)
+{
+	fprintf(stderr, "%s:%d: dataplane invariant broken: %s\n", file, line,
+		cond);
+	abort();
+}
+#define DP_ASSERT(cond)                                                        \
+	(likely(cond) ? (void)0 : dp_assert_fail(#cond, __FILE__, __LINE__))
+#define DP_ASSERTS_ON 1
+#else
+#define DP_ASSERT(cond) ((void)sizeof(!(cond)))
+#define DP_ASSERTS_ON 0
+#endif
 
 typedef uint64_t ctr_t;
 

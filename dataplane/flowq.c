@@ -748,6 +748,89 @@ uint32_t flowq_drain(struct flowq *q, struct flowq_entry *out, uint32_t max)
 	return n;
 }
 
+uint32_t flowq_flush(struct flowq *q, uint64_t now_ns,
+		     void (*fn)(const struct frame_desc *, void *), void *arg,
+		     uint64_t *bytes)
+{
+	uint32_t n = 0;
+	uint64_t b = 0;
+
+	while (q->cursor != FLOWQ_NONE) {
+		uint32_t fid = q->cursor, k = 0;
+		struct flowq_flow *f = &q->flows[fid];
+		uint64_t idle;
+
+		DP_ASSERT(f->active && f->head != FLOWQ_NONE);
+		idle = q->pool[f->tail].t_enq; /* its newest frame's arrival */
+		if (idle < now_ns)
+			idle = now_ns;
+		for (uint32_t e = f->head; e != FLOWQ_NONE;
+		     e = q->pool[e].next) {
+			fn(&q->pool[e].d, arg);
+			b += q->pool[e].d.len;
+			k++;
+		}
+		DP_ASSERT(k == f->packets);
+		n += k;
+		/* the flow's chain goes back to the pool in one piece */
+		q->pool[f->tail].next = q->pool_free;
+		q->pool_free = f->head;
+		f->head = f->tail = FLOWQ_NONE;
+		set_packets(f, 0);
+		f->bytes = 0;
+		/* off the ring; the cursor moves to the next flow */
+		deactivate(q, fid, idle);
+	}
+	*bytes = b;
+	return n;
+}
+
+uint32_t flowq_census(const struct flowq *q, uint64_t *bytes)
+{
+	uint32_t n = 0, active = 0, ring = 0;
+	uint64_t b = 0;
+
+	for (uint32_t i = 0; i < q->max_flows; i++) {
+		const struct flowq_flow *f = &q->flows[i];
+		uint32_t k = 0;
+		uint64_t fb = 0;
+
+		if (!f->in_use) { /* free (head/tail unset if never used) */
+			DP_ASSERT(!f->active);
+			continue;
+		}
+		for (uint32_t e = f->head; e != FLOWQ_NONE;
+		     e = q->pool[e].next) {
+			DP_ASSERT(k < q->cap);
+			fb += q->pool[e].d.len;
+			k++;
+		}
+		DP_ASSERT(k == f->packets && fb == f->bytes);
+		DP_ASSERT(f->active == (k != 0));
+		DP_ASSERT((f->head == FLOWQ_NONE) == (f->tail == FLOWQ_NONE));
+		active += f->active;
+		n += k;
+		b += fb;
+	}
+	DP_ASSERT(active == q->n_active && n <= q->cap);
+	DP_ASSERT((q->cursor == FLOWQ_NONE) == !q->n_active);
+	/* the round robin from the cursor: n_active flows, all backlogged,
+	 * linked both ways, back at the cursor */
+	for (uint32_t fid = q->cursor; fid != FLOWQ_NONE && ring < active;
+	     ring++) {
+		const struct flowq_flow *f;
+
+		DP_ASSERT(fid < q->max_flows);
+		f = &q->flows[fid];
+		DP_ASSERT(f->active && f->next < q->max_flows);
+		DP_ASSERT(q->flows[f->next].prev == fid);
+		fid = f->next;
+		DP_ASSERT((ring + 1 == active) == (fid == q->cursor));
+	}
+	*bytes = b;
+	return n;
+}
+
 bool flowq_view(const struct flowq *q, uint32_t slot, struct flowq_view *v)
 {
 	const struct flowq_flow *f = &q->flows[slot];

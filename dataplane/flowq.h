@@ -198,8 +198,24 @@ void flowq_expire(struct flowq *q, uint64_t now_ns);
 /* Census: every queued frame. */
 void flowq_foreach(const struct flowq *q,
 		   void (*fn)(const struct frame_desc *, void *), void *arg);
-/* Take every queued frame out, flow by flow (reload of a removed class). */
+/* Take every queued frame out, flow by flow (reload of a removed class).
+ * Each counts as sent (flowq_pop): rate gate, RP byte counter, counters. */
 uint32_t flowq_drain(struct flowq *q, struct flowq_entry *out, uint32_t max);
+/* Drop every queued frame (PFC watchdog), flow by flow from the one whose
+ * turn it is: fn gets each (its owner takes it back). Nothing counts as
+ * sent: the flows keep their rate gates, RP and NP state and counters;
+ * each goes idle (off the round robin, kept in the table) at the later of
+ * now_ns and its newest frame's enqueue time. Returns the frames; *bytes: their
+ * lengths. */
+uint32_t flowq_flush(struct flowq *q, uint64_t now_ns,
+		     void (*fn)(const struct frame_desc *, void *), void *arg,
+		     uint64_t *bytes);
+/* Walk every flow and check the table's invariants with DP_ASSERT (a
+ * backlogged flow is in use, on the round robin and holds exactly
+ * `packets` frames of `bytes` bytes; an idle one holds none; the round
+ * robin has n_active flows, cursor on it): O(max_flows + frames), for
+ * debug checks. Returns the frames queued, *bytes their lengths. */
+uint32_t flowq_census(const struct flowq *q, uint64_t *bytes);
 
 /* A reader's copy of one flow (any thread). false: slot not in use. */
 struct flowq_view {

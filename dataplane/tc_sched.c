@@ -218,6 +218,99 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 	return 0;
 }
 
+/*
+ * The invariants of tc_sched.h ("Invariants (between calls)"), checked with
+ * DP_ASSERT at the end of every call that changes the queues, in builds
+ * with XDPLANE_ASSERTS; nothing in the others. O(slots) per call; `deep`
+ * also walks every queued frame (bytes and class ids against the frames,
+ * the DCQCN flow tables against head/tail), for the rare calls only.
+ */
+#if DP_ASSERTS_ON
+/* The largest charge of one frame, whatever the overhead: a reload may
+ * lower it while a bucket still holds the debt of a frame sent before. */
+#define SCHED_MAX_CHARGE ((uint64_t)SCHED_MAX_FRAME_LEN + SCHED_MAX_OVERHEAD)
+
+static void check_bucket(const struct tbucket *tb)
+{
+	DP_ASSERT(tb->tokens <= tb->burst);
+	DP_ASSERT(tb->tokens >= -(int64_t)(SCHED_MAX_CHARGE << TB_FRAC));
+}
+
+/* The frames a class holds: as many as head/tail count, c->bytes bytes. */
+static void check_frames(const struct sched_class *c)
+{
+	uint64_t bytes = 0;
+	uint32_t n = c->tail - c->head;
+
+	if (c->fq) {
+		n = flowq_census(c->fq, &bytes);
+	} else {
+		for (uint32_t k = c->head; k != c->tail; k++) {
+			const struct frame_desc *d = &c->ring[k & c->mask].d;
+
+			DP_ASSERT(sched_meta_class(d->meta) == c->id);
+			bytes += d->len;
+		}
+	}
+	DP_ASSERT(n == c->tail - c->head);
+	DP_ASSERT(bytes == c->bytes);
+}
+
+static void sched_check(const struct sched *s, bool deep)
+{
+	uint32_t all, backlog = 0;
+
+	DP_ASSERT(s->n_slots >= 1 && s->n_slots <= QOS_MAX_CLASSES);
+	DP_ASSERT(s->n_levels >= 1 && s->n_levels <= s->n_slots);
+	all = (uint32_t)((1ull << s->n_slots) - 1);
+	DP_ASSERT(!((s->active | s->fq_mask | s->ceil_mask | s->min_mask |
+		     s->pause_mask | s->lossless_mask) &
+		    ~all));
+	if (s->port_shaped)
+		check_bucket(&s->port);
+	for (uint32_t lv = 0; lv < s->n_levels; lv++)
+		DP_ASSERT(s->level_mask[lv] >> s->drr_pos[lv] & 1);
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		const struct sched_class *c = &s->cl[i];
+		const struct sched_class_stats *st = &s->st[i];
+		uint32_t n = c->tail - c->head;
+
+		DP_ASSERT(s->slot_of[c->id] == i &&
+			  s->slot_level[i] == c->level);
+		DP_ASSERT(n <= c->mask + 1);
+		DP_ASSERT((s->active >> i & 1) == (n != 0));
+		DP_ASSERT((s->fq_mask >> i & 1) == (c->fq != NULL));
+		DP_ASSERT(sched_depth_packets(st) == n);
+		DP_ASSERT(sched_depth_bytes(st) == c->bytes);
+		DP_ASSERT(n || !c->bytes);
+		/* DWRR: a quantum is added only while the deficit cannot pay
+		 * for the head frame, the deficit is reset when the class
+		 * empties, a reload cuts it to the quantum */
+		DP_ASSERT(n ? c->deficit < c->quantum + SCHED_MAX_CHARGE
+			    : c->deficit == 0);
+		if (s->ceil_mask >> i & 1)
+			check_bucket(&c->ceil);
+		if (s->min_mask >> i & 1)
+			check_bucket(&c->min);
+		/* a DCQCN class's frames are in its flows: some flow is on
+		 * the round robin iff head/tail count frames */
+		if (c->fq)
+			DP_ASSERT(!c->fq->n_active == !n &&
+				  c->fq->n_active <= n);
+		if (deep)
+			check_frames(c);
+		backlog += n;
+	}
+	DP_ASSERT(backlog == s->backlog);
+}
+#else
+static inline void sched_check(const struct sched *s, bool deep)
+{
+	(void)s;
+	(void)deep;
+}
+#endif
+
 int sched_init_reloadable(struct sched *s, const struct qos_policy *pol,
 			  int port, uint32_t max_queued, uint64_t now_ns)
 {
@@ -269,6 +362,8 @@ int sched_init_reloadable(struct sched *s, const struct qos_policy *pol,
 	err = attach_flowqs(s, pol, port, now_ns);
 	if (err)
 		sched_fini(s);
+	else
+		sched_check(s, true);
 	return err;
 }
 
@@ -527,6 +622,7 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 	s->port = n->port;
 	memcpy(s->cl, n->cl, sizeof(s->cl));
 	ctr_add(&s->reloads, 1);
+	sched_check(s, true);
 	return 0;
 }
 
@@ -561,6 +657,7 @@ int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 
 	if (unlikely(slot >= s->n_slots)) {
 		ctr_add(&s->bad_class, 1);
+		sched_check(s, false);
 		return SCHED_DROP_INVALID;
 	}
 	c = &s->cl[slot];
@@ -620,6 +717,7 @@ int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 	s->backlog++;
 	ctr_add(&st->enq_packets, 1);
 	ctr_add(&st->enq_bytes, d->len);
+	sched_check(s, false);
 	return SCHED_QUEUED;
 drop_limit:
 	/* a lossless class over its limit: PFC failed to stop the sender */
@@ -627,6 +725,7 @@ drop_limit:
 		r = SCHED_DROP_LOSSLESS_OVERFLOW;
 drop:
 	ctr_add(&st->drops[r], 1);
+	sched_check(s, false);
 	return r;
 }
 
@@ -661,26 +760,39 @@ uint32_t sched_pause_pcp(struct sched *s, unsigned int pcp, uint64_t until_ns)
 	return slots;
 }
 
-uint32_t sched_flush_pcp(struct sched *s, unsigned int pcp,
+uint32_t sched_flush_pcp(struct sched *s, unsigned int pcp, uint64_t now_ns,
 			 void (*fn)(const struct frame_desc *, void *),
 			 void *arg)
 {
 	uint32_t slots = pcp < 8 ? s->pcp_slots[pcp] : 0, total = 0;
 
-	for (uint32_t m = slots & ~s->fq_mask; m; m &= m - 1) {
+	for (uint32_t m = slots; m; m &= m - 1) {
 		unsigned int i = (unsigned int)__builtin_ctz(m);
 		struct sched_class *c = &s->cl[i];
 		struct sched_class_stats *st = &s->st[i];
 		uint32_t n = c->tail - c->head;
 		uint64_t bytes = 0;
 
-		for (; c->head != c->tail; c->head++) {
-			const struct frame_desc *d =
-				&c->ring[c->head & c->mask].d;
+		if (c->fq) {
+			/* a DCQCN class (RoCE is lossless and DCQCN): its
+			 * frames are in the flows, head/tail only count
+			 * them */
+			uint32_t k =
+				flowq_flush(c->fq, now_ns, fn, arg, &bytes);
 
-			bytes += d->len;
-			fn(d, arg);
+			DP_ASSERT(k == n);
+			n = k;
+			c->head = c->tail;
+		} else {
+			for (; c->head != c->tail; c->head++) {
+				const struct frame_desc *d =
+					&c->ring[c->head & c->mask].d;
+
+				bytes += d->len;
+				fn(d, arg);
+			}
 		}
+		DP_ASSERT(bytes == c->bytes);
 		/* gone unsent: the depth gauges read 0, sent stays true */
 		ctr_add(&st->flushed_packets, n);
 		ctr_add(&st->flushed_bytes, bytes);
@@ -691,6 +803,7 @@ uint32_t sched_flush_pcp(struct sched *s, unsigned int pcp,
 		s->backlog -= n;
 		total += n;
 	}
+	sched_check(s, true);
 	return total;
 }
 
@@ -762,8 +875,10 @@ uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 
 	if (unlikely(s->fq_mask))
 		flows_tick(s, now_ns);
-	if (!act)
+	if (!act) {
+		sched_check(s, false);
 		return 0;
+	}
 	blocked =
 		unlikely(s->fq_mask & act) ? flows_blocked(s, act, now_ns) : 0;
 	if (unlikely(s->pause_mask))
@@ -873,6 +988,7 @@ uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 	}
 	s->active = act;
 	s->backlog -= n;
+	sched_check(s, false);
 	return n;
 }
 

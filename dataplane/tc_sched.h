@@ -68,9 +68,15 @@
  *
  * Invariants (between calls): bit i of `active` is set iff slot i's queue
  * is non-empty; `backlog` is the sum of the queue lengths; a class's
- * depth gauges equal its queue's contents; deficit is 0 for an empty class
- * and < quantum + one frame otherwise; each bucket's tokens lie in
- * [-one frame, burst].
+ * depth gauges equal its queue's contents (tail - head frames, `bytes`
+ * bytes; a DCQCN class's frames are in its flows, head/tail and `bytes`
+ * count them); deficit is 0 for an empty class and otherwise < quantum +
+ * the largest charge of one frame (len + overhead: not the head frame's,
+ * a frame sent in the min phase leaves the deficit it was saving for);
+ * each bucket's tokens lie in [-the charge of one frame, burst]. Builds
+ * with XDPLANE_ASSERTS check them (DP_ASSERT) at the end of every call
+ * that changes the queues, and walk every queued frame on the rare ones
+ * (init, reload, PFC watchdog flush).
  *
  * The file is tc_sched.h, not sched.h: this directory is on the include
  * path, and <sched.h> (included by <pthread.h>) must stay the system's.
@@ -186,7 +192,7 @@ struct sched_class {
 	uint32_t limit_bytes;
 	uint32_t bytes; /* queued now (frame lengths) */
 	uint32_t quantum;
-	uint32_t deficit; /* < quantum + largest charge */
+	uint32_t deficit; /* 0 if empty, else < quantum + largest charge */
 	uint8_t id; /* policy class id */
 	uint8_t level; /* dense level index, 0 first */
 	bool lossless; /* queue limit hit: SCHED_DROP_LOSSLESS_OVERFLOW */
@@ -308,9 +314,12 @@ static inline uint32_t sched_backlog_packets(const struct sched *s)
  */
 uint32_t sched_pause_pcp(struct sched *s, unsigned int pcp, uint64_t until_ns);
 /* PFC watchdog: drop every frame queued in the classes of priority pcp,
- * each counted in drops[SCHED_DROP_PFC_WATCHDOG]; fn gets each frame
- * (its owner takes it back). Returns the frames dropped. */
-uint32_t sched_flush_pcp(struct sched *s, unsigned int pcp,
+ * DCQCN classes included (their flows are emptied and go idle, keeping
+ * their rates), each counted in drops[SCHED_DROP_PFC_WATCHDOG] and in
+ * flushed_packets/bytes; fn gets each frame (its owner takes it back).
+ * Returns the frames dropped. now_ns: when (the emptied flows' idle time
+ * starts then). */
+uint32_t sched_flush_pcp(struct sched *s, unsigned int pcp, uint64_t now_ns,
 			 void (*fn)(const struct frame_desc *, void *),
 			 void *arg);
 

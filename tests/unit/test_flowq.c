@@ -4,7 +4,8 @@
  * round robin, the rate gate (pacing at R_C, a CNP halving it), the table
  * limit, idle expiry, CNPs from the wire in both key modes, learning the
  * sender's QPN from ACKs (exactly one candidate or nothing), hints by
- * prefix, the NP rule for our own marks, and the reader's view.
+ * prefix, the NP rule for our own marks, the reader's view, and the PFC
+ * watchdog's flush (frames dropped, not sent).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -284,6 +285,74 @@ static void test_hint_prefix(void **state)
 	flowq_fini(&q);
 }
 
+static uint64_t flushed_mask;
+
+static void flushed(const struct frame_desc *d, void *arg)
+{
+	assert_true(d->addr < 64);
+	assert_false(flushed_mask >> d->addr & 1); /* once */
+	flushed_mask |= 1ull << d->addr;
+	(*(uint32_t *)arg)++;
+}
+
+/* The flush empties every flow and hands each frame back once, nothing
+ * counted as sent: rate gates and counters stay, the flows stay in the
+ * table (idle from the flush), the whole pool is free again. */
+static void test_flush(void **state)
+{
+	struct qos_dcqcn c;
+	struct flowq q;
+	struct flowq_entry e;
+	struct flowq_view v;
+	uint64_t bytes = 1, gate;
+	uint32_t a, calls = 0;
+
+	cfg_init(&c, QOS_FLOW_HOST, 16);
+	assert_int_equal(flowq_init(&q, 8, &c, 1e9, 1, 0), 0);
+	a = push(&q, 2, 100, 0, 1, 0);
+	push(&q, 2, 100, 1, 2, 0);
+	push(&q, 2, 100, 2, 3, 0);
+	push(&q, 3, 100, 0, 4, 0);
+	push(&q, 3, 100, 1, 5, 0);
+	push(&q, 4, 100, 0, 6, 0);
+	assert_int_equal(flowq_peek(&q, 1 * MS), a);
+	flowq_pop(&q, a, 1 * MS, &e);
+	assert_int_equal(e.d.addr, 1);
+	gate = q.flows[a].next_tx_ns;
+	flushed_mask = 0;
+	assert_int_equal(flowq_flush(&q, 2 * MS, flushed, &calls, &bytes), 5);
+	assert_int_equal(calls, 5);
+	assert_int_equal(bytes, 5 * 1000);
+	assert_int_equal(flushed_mask, 0x7cull); /* frames 2..6 */
+	assert_int_equal(q.n_active, 0);
+	assert_int_equal(q.cursor, FLOWQ_NONE);
+	assert_int_equal(q.n_flows, 3);
+	assert_int_equal(flowq_census(&q, &bytes), 0);
+	assert_int_equal(bytes, 0);
+	assert_int_equal(flowq_peek(&q, 3 * MS), FLOWQ_NONE);
+	assert_int_equal(flowq_next_ns(&q, 3 * MS), UINT64_MAX);
+	assert_true(flowq_view(&q, a, &v));
+	assert_int_equal(v.queued_packets, 0);
+	assert_int_equal(v.sent_packets, 1); /* only the frame popped */
+	assert_int_equal(q.flows[a].next_tx_ns, gate);
+	assert_int_equal(q.flows[a].idle_since_ns, 2 * MS);
+	/* nothing left: a second flush is a no-op */
+	assert_int_equal(flowq_flush(&q, 2 * MS, flushed, &calls, &bytes), 0);
+	assert_int_equal(calls, 5);
+	/* idle since the flush (10 ms idle time): kept at 7 ms */
+	flowq_expire(&q, 7 * MS);
+	assert_int_equal(q.n_flows, 3);
+	/* the whole pool (8) is free again */
+	for (uint32_t i = 0; i < 8; i++)
+		assert_int_not_equal(push(&q, (uint8_t)(2 + i % 2), 100, 10 + i,
+					  10 + i, 8 * MS),
+				     FLOWQ_NONE);
+	assert_int_equal(flowq_census(&q, &bytes), 8);
+	assert_int_equal(bytes, 8 * 1000);
+	assert_int_equal(q.n_active, 2);
+	flowq_fini(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_qpn_learning),
 		cmocka_unit_test(test_marks_np_rule),
 		cmocka_unit_test(test_hint_prefix),
+		cmocka_unit_test(test_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,9 @@
  * others keep flowing, in the strict level above them too; quanta 0
  * resumes; a refresh extends; the next-event time is the deadline; the
  * watchdog flush drops the queued frames with their counter; a lossless
- * class over its limit counts lossless_overflow, not queue_bytes; a
- * reload clears the pauses.
+ * class over its limit counts lossless_overflow, not queue_bytes; the
+ * flush also empties a lossless class that is a DCQCN class (the RoCE
+ * default: its frames are in per-flow queues); a reload clears the pauses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,7 +188,7 @@ static void test_watchdog_flush_and_overflow(void **state)
 	pfc_rx_tick(&rx, 200001000, &storms);
 	assert_int_equal(storms, 0x08);
 	sched_pause_pcp(&s, 3, pfc_rx_until(&rx, 3));
-	assert_int_equal(sched_flush_pcp(&s, 3, give, &given), 7);
+	assert_int_equal(sched_flush_pcp(&s, 3, 200001000, give, &given), 7);
 	assert_int_equal(given, 7);
 	st = sched_class_stats(&s, 0);
 	assert_int_equal(st->drops[SCHED_DROP_PFC_WATCHDOG], 7);
@@ -212,6 +213,138 @@ static void test_watchdog_flush_and_overflow(void **state)
 	st = sched_class_stats(&s, 0);
 	assert_int_equal(st->drops[SCHED_DROP_LOSSLESS_OVERFLOW], 1);
 	assert_int_equal(st->drops[SCHED_DROP_QUEUE_BYTES], 0);
+	sched_fini(&s);
+}
+
+/* Frames with bytes, for the flow keys of a DCQCN class. */
+#define NF 64
+static uint8_t fbuf[NF][128];
+static uint8_t handed[NF]; /* times the flush gave frame i back */
+
+/* Frame i of fbuf: IPv4/UDP to 10.0.0.<dst>, 1000 bytes, class cls. */
+static int enq_ip(struct sched *s, uint32_t i, unsigned int cls, uint8_t dst,
+		  uint64_t now)
+{
+	uint8_t *f = fbuf[i];
+	struct frame_desc d = {.addr = (uint64_t)i * 128, .len = 1000};
+
+	memset(f, 0, 128);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[16] = 0x03;
+	f[17] = 0xe8;
+	f[22] = 64;
+	f[23] = 17;
+	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00", 7);
+	f[33] = dst;
+	d.meta = sched_meta_pack(cls, 0, ECN_L3_IPV4, 14) |
+		 sched_meta_l4(14, 34, false);
+	return sched_enqueue(s, &d, f, now);
+}
+
+static void take_back(const struct frame_desc *d, void *arg)
+{
+	uint32_t i = (uint32_t)(d->addr / 128);
+
+	assert_true(i < NF);
+	handed[i]++;
+	(*(uint32_t *)arg)++;
+}
+
+/* Defect 5: the watchdog flush skipped DCQCN classes, so a storming
+ * lossless RoCE class (lossless + dcqcn + pcp 3) kept every frame. */
+static void test_watchdog_flush_dcqcn_class(void **state)
+{
+	const struct sched_class_stats *st;
+	struct frame_desc out[64];
+	struct qos_policy pol;
+	struct flowq_view v;
+	struct flowq *q;
+	struct sched s;
+	uint32_t got[3], given = 0, seen = 0, n, sent0;
+	uint64_t t0 = 1000000, t;
+	bool out_early[NF] = {false};
+
+	(void)state;
+	policy(&pol);
+	pol.classes[0].dcqcn = true; /* c0: lossless, pcp 3, and DCQCN */
+	dcqcn_params_default(&pol.dcqcn.par, DCQCN_PAPER, 10e9);
+	pol.dcqcn.key = QOS_FLOW_HOST;
+	pol.dcqcn.max_flows = 16;
+	pol.dcqcn.flow_idle_ns = 1000 * G; /* flows outlive the test */
+	assert_int_equal(sched_init(&s, &pol, 0, 0), 0);
+	q = sched_slot_flowq(&s, s.slot_of[0]);
+	assert_non_null(q);
+	memset(handed, 0, sizeof(handed));
+	/* 20 frames in 4 flows (10.0.0.2 .. .5, interleaved), 3 in c1 */
+	for (uint32_t i = 0; i < 20; i++)
+		assert_int_equal(enq_ip(&s, i, 0, (uint8_t)(2 + i % 4), t0), 0);
+	for (uint32_t i = 20; i < 23; i++)
+		assert_int_equal(enq_ip(&s, i, 1, 9, t0), 0);
+	assert_int_equal(q->n_flows, 4);
+	/* two leave first (one per flow at line rate): the flows' turn is
+	 * in the middle of the ring when the storm hits */
+	assert_int_equal(sched_dequeue(&s, out, 2, t0), 2);
+	for (uint32_t k = 0; k < 2; k++) {
+		assert_int_equal(sched_meta_class(out[k].meta), 0);
+		out_early[out[k].addr / 128] = true;
+	}
+	sched_pause_pcp(&s, 3, t0 + G);
+
+	n = sched_flush_pcp(&s, 3, t0 + G, take_back, &given);
+	assert_int_equal(n, 18);
+	assert_int_equal(given, 18);
+	for (uint32_t i = 0; i < 23; i++)
+		assert_int_equal(handed[i], i < 20 && !out_early[i] ? 1 : 0);
+	st = sched_class_stats(&s, 0);
+	assert_int_equal(sched_depth_packets(st), 0);
+	assert_int_equal(sched_depth_bytes(st), 0);
+	assert_int_equal(st->drops[SCHED_DROP_PFC_WATCHDOG], 18);
+	assert_int_equal(st->flushed_packets, 18);
+	assert_int_equal(st->flushed_bytes, 18 * 1000);
+	assert_int_equal(st->sent_packets, 2);
+	/* the other classes keep theirs: only c1's 3 frames are left */
+	assert_int_equal(sched_backlog_packets(&s), 3);
+	sched_foreach(&s, give, &seen);
+	assert_int_equal(seen, 3);
+	assert_int_equal(sched_depth_packets(sched_class_stats(&s, 1)), 3);
+	/* the flows are empty and off the round robin, not forgotten */
+	assert_int_equal(q->n_active, 0);
+	assert_int_equal(q->cursor, FLOWQ_NONE);
+	assert_int_equal(q->n_flows, 4);
+	for (uint32_t f = 0; f < q->max_flows; f++)
+		if (flowq_view(q, f, &v))
+			assert_int_equal(v.queued_packets, 0);
+	/* a second flush finds nothing */
+	assert_int_equal(sched_flush_pcp(&s, 3, t0 + G, take_back, &given), 0);
+	assert_int_equal(given, 18);
+	sched_pause_pcp(&s, 3, 0);
+	drain(&s, t0 + 1000, got);
+	assert_int_equal(got[0], 0);
+	assert_int_equal(got[1], 3);
+	assert_int_equal(sched_backlog_packets(&s), 0);
+
+	/* afterwards: an old flow and a new one queue and send normally */
+	for (uint32_t i = 30; i < 36; i++)
+		assert_int_equal(enq_ip(&s, i, 0, i < 33 ? 2 : 7, t0 + 2000),
+				 0);
+	assert_int_equal(q->n_flows, 5);
+	assert_int_equal(sched_depth_packets(st), 6);
+	sent0 = 0;
+	for (t = t0 + 2000; sched_backlog_packets(&s) && t < t0 + 1000000;
+	     t += 1000) {
+		drain(&s, t, got);
+		sent0 += got[0];
+	}
+	assert_int_equal(sent0, 6);
+	assert_int_equal(sched_backlog_packets(&s), 0);
+	assert_int_equal(sched_depth_packets(st), 0);
+	assert_int_equal(sched_depth_bytes(st), 0);
+	assert_int_equal(st->sent_packets, 8);
+	assert_int_equal(st->drops[SCHED_DROP_PFC_WATCHDOG], 18);
+	assert_int_equal(q->n_active, 0);
+	for (uint32_t i = 30; i < 36; i++)
+		assert_int_equal(handed[i], 0);
 	sched_fini(&s);
 }
 
@@ -245,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_pause_exact_class_exact_time),
 		cmocka_unit_test(test_xon_refresh_other_priority),
 		cmocka_unit_test(test_watchdog_flush_and_overflow),
+		cmocka_unit_test(test_watchdog_flush_dcqcn_class),
 		cmocka_unit_test(test_reload_clears_pause),
 	};
 
