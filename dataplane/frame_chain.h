@@ -186,7 +186,9 @@ static inline void chain_asm_discard(struct chain_asm *a,
 
 /*
  * One RX descriptor of a multi-buffer packet (addr, len, XDP_PKT_CONTD in
- * options); valid: the caller's bounds check passed. CHAIN_DONE: the
+ * options); valid: the caller's bounds check passed, which includes that
+ * addr lies in p's partition (only such frames are ever collected, so
+ * discarding a chain returns nothing foreign to p). CHAIN_DONE: the
  * packet is in a->c (the caller takes it, then sets a->c.n = 0); a drop
  * verdict comes with the last descriptor of the packet, every frame of it
  * already back in p.
@@ -205,7 +207,8 @@ static inline enum chain_verdict chain_asm_add(struct chain_asm *a,
 		chain_asm_discard(a, u, p);
 	}
 	if (unlikely(a->dropping)) {
-		frame_pool_put(p, umem_frame_start(u, addr));
+		/* an invalid descriptor's frame only if it is ours */
+		frame_pool_reclaim(p, u, addr);
 		if (!last)
 			return CHAIN_MORE;
 		v = (enum chain_verdict)a->dropping;

@@ -16,11 +16,11 @@ int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
 		 const struct classifier *cls, struct handoff_ring *out,
 		 uint32_t batch, uint32_t max_len)
 {
+	memset(t, 0, sizeof(*t)); /* the task owns its whole struct */
 	t->xq = xq;
 	t->umem = umem;
 	t->cls = cls;
 	t->out = out;
-	t->n_ret = 0;
 	t->batch = MIN(batch, RX_MAX_BATCH);
 	t->max_len = max_len;
 	rx_task_set_multibuf(t, 0);
@@ -184,6 +184,19 @@ static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
 	return sched_meta_pack(t->cls->default_class, 0, 0, 0);
 }
 
+/* Could the kernel have produced RX descriptor d? Its frame is one of this
+ * task's partition (it came from our fill ring) and its bytes lie inside
+ * that frame and within max_len. Anything else is counted and dropped; its
+ * frame goes back to the pool only when it is ours (frame_pool_reclaim). */
+static inline bool rx_desc_valid(const struct rx_task *t,
+				 const struct xdp_desc *d)
+{
+	uint64_t mask = t->pool.frame_mask;
+
+	return d->len <= t->max_len && (d->addr & mask) + d->len <= mask + 1 &&
+	       frame_pool_owns(&t->pool, d->addr & ~mask);
+}
+
 /* A descriptor of a multi-buffer packet (XDP_PKT_CONTD, or a packet under
  * way). Returns 1 when it completed a packet that goes on (in *out), 0
  * when more is to come or the packet was dropped (counted, every frame
@@ -193,13 +206,14 @@ rx_chain(struct rx_task *t, const struct xdp_desc *d, struct frame_desc *out)
 {
 	const struct umem_area *u = t->umem;
 	struct frame_chain *c = &t->chain.c;
-	bool valid =
-		d->len && d->len <= t->max_len && d->addr + d->len <= u->size;
+	bool valid = d->len && rx_desc_valid(t, d);
 	int64_t meta;
 
 	if (unlikely(!t->multibuf)) { /* the kernel split it: SG is off */
-		ctr_add(&t->ctr.drop_multibuf, 1);
-		frame_pool_put(&t->pool, umem_frame_start(u, d->addr));
+		if (frame_pool_reclaim(&t->pool, u, d->addr))
+			ctr_add(&t->ctr.drop_multibuf, 1);
+		else
+			ctr_add(&t->ctr.drop_invalid_desc, 1);
 		return 0;
 	}
 	switch (chain_asm_add(&t->chain, u, &t->pool, d->addr, d->len,
@@ -298,10 +312,10 @@ uint32_t rx_task_poll(struct rx_task *t)
 			}
 			continue;
 		}
-		if (unlikely(d->len > t->max_len ||
-			     d->addr + d->len > t->umem->size)) {
+		if (unlikely(!rx_desc_valid(t, d))) {
 			invalid++;
-			goto drop;
+			frame_pool_reclaim(&t->pool, t->umem, d->addr);
+			continue;
 		}
 		meta = classify_frame(t, (uint8_t *)t->umem->base + d->addr,
 				      d->len, d->len);

@@ -26,7 +26,7 @@
  * descriptor out of bounds, whose first frame holds less than the header
  * parse window or has no headroom for the chain record is dropped whole,
  * every frame back in the pool, counted by reason. With multi-buffer off
- * the only cost is the test of the descriptor's options (as before).
+ * the only cost is the test of the descriptor's options.
  *
  * PFC (pfc.h): a MAC control frame (EtherType 0x8808) is never forwarded.
  * A valid 802.1Qbb PFC frame is counted (pfc_frames) and, with pfc.enabled,
@@ -37,8 +37,17 @@
  * Losses: a frame that cannot be handed over (handoff ring full), that the
  * kernel delivered malformed (longer than a frame, multi-buffer), that the
  * parser rejects while the policy says drop, or an absorbed CNP goes back
- * to the pool and is counted by reason. Nothing else is ever dropped here. Malformed frames
- * are counted by parser reason whatever the policy.
+ * to the pool and is counted by reason. Nothing else is ever dropped here.
+ * Malformed frames are counted by parser reason whatever the policy.
+ *
+ * Descriptors the kernel could not have produced (a frame outside this
+ * task's partition or past the UMEM, bytes past the end of their frame,
+ * longer than max_len) are counted in drop_invalid_desc; the frame goes
+ * back to the pool only when it is one of the partition's, never
+ * otherwise (frame_pool_reclaim, umem.h).
+ *
+ * Init: rx_task_init() sets every field of the task (the caller's memory
+ * may hold anything).
  */
 #ifndef XDPLANE_RX_TASK_H
 #define XDPLANE_RX_TASK_H
@@ -60,7 +69,7 @@ struct rx_counters {
 	ctr_t packets; /* descriptors received, whatever became of them */
 	ctr_t bytes; /* bytes of the frames accepted for hand-off */
 	ctr_t drop_handoff_full; /* egress not keeping up */
-	ctr_t drop_invalid_desc; /* kernel descriptor out of bounds */
+	ctr_t drop_invalid_desc; /* descriptor out of bounds: see above */
 	ctr_t drop_multibuf; /* multi-buffer frame, not enabled */
 	ctr_t chains; /* multi-buffer packets accepted for hand-off */
 	ctr_t drop_chain_long; /* more frames than max_frags */

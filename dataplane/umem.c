@@ -252,6 +252,9 @@ int frame_pool_init(struct frame_pool *p, const struct umem_area *u,
 		return -ENOMEM;
 	p->cap = n;
 	p->count = 0;
+	p->lo = first << u->frame_shift;
+	p->hi = (first + n) << u->frame_shift;
+	p->frame_mask = (uint64_t)u->frame_size - 1;
 	/* Stack order: the lowest addresses come out first. */
 	for (uint32_t i = n; i-- > 0;)
 		p->addrs[p->count++] = (first + i) << u->frame_shift;

@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "compiler.h"
 
 struct umem_area {
 	void *base;
@@ -90,11 +91,26 @@ static inline uint32_t umem_owner(const struct umem_area *u, uint64_t addr)
 	return (uint32_t)(addr >> (u->frame_shift + u->part_shift));
 }
 
-/* The frame pool: a LIFO stack of frame start addresses. One owner thread. */
+/*
+ * The frame pool: a LIFO stack of the frame start addresses of one
+ * partition. One owner thread (the partition's RX task; an egress task of
+ * the same worker unit borrows frames for the CNP and PFC frames it
+ * builds).
+ *
+ * Only frames of the pool's own partition ever enter it: a frame start in
+ * [lo, hi). An address that comes from the kernel (RX, completion rings)
+ * is checked with frame_pool_owns() before it is put back; an address no
+ * partition of ours could hold is counted by the caller and dropped, never
+ * pooled (it would be handed to the kernel's fill ring as ours). With
+ * XDPLANE_ASSERTS, every put checks the bounds, the alignment and the
+ * room, every get the count.
+ */
 struct frame_pool {
 	uint64_t *addrs;
 	uint32_t count;
 	uint32_t cap;
+	uint64_t lo, hi; /* the partition's bytes: frame starts in [lo, hi) */
+	uint64_t frame_mask; /* frame_size - 1 */
 };
 
 /* Fill the pool with every frame of partition `part`. */
@@ -102,10 +118,41 @@ int frame_pool_init(struct frame_pool *p, const struct umem_area *u,
 		    uint32_t part);
 void frame_pool_fini(struct frame_pool *p);
 
-/* Never overflows: a pool has room for every frame of its partition. */
+/* Does frame start `start` belong to the pool's partition? */
+static inline bool frame_pool_owns(const struct frame_pool *p, uint64_t start)
+{
+	return start - p->lo < p->hi - p->lo;
+}
+
+/* Never overflows: a pool has room for every frame of its partition, and
+ * only frames of it are put (checked with XDPLANE_ASSERTS). */
 static inline void frame_pool_put(struct frame_pool *p, uint64_t addr)
 {
+	DP_ASSERT(frame_pool_owns(p, addr) && !(addr & p->frame_mask));
+	DP_ASSERT(p->count < p->cap);
 	p->addrs[p->count++] = addr;
+}
+
+/* Take a frame; the caller checked that count > 0. */
+static inline uint64_t frame_pool_get(struct frame_pool *p)
+{
+	DP_ASSERT(p->count > 0);
+	return p->addrs[--p->count];
+}
+
+/* A frame the kernel gave this task (RX ring) that goes no further: back
+ * to the pool when it is one of the partition's (it came from our fill
+ * ring), else nowhere -- no kernel could have produced it. Returns
+ * whether it was taken back. */
+static inline bool frame_pool_reclaim(struct frame_pool *p,
+				      const struct umem_area *u, uint64_t addr)
+{
+	uint64_t start = umem_frame_start(u, addr);
+
+	if (unlikely(!frame_pool_owns(p, start)))
+		return false;
+	frame_pool_put(p, start);
+	return true;
 }
 
 /* Census: one bit per frame, set when a place reports holding it. */

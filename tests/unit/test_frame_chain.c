@@ -408,6 +408,42 @@ static void test_chain_bad_parts(void **state)
 	census_ok(f);
 }
 
+/* A chain whose middle descriptor names a frame that never came from this
+ * task's fill ring (another partition's, or past the UMEM): the packet is
+ * dropped whole and counted, our frames go home, the foreign address
+ * never enters the pool (the census would find it twice or astray). */
+static void test_chain_foreign_desc(void **state)
+{
+	static const uint64_t foreign[] = {(uint64_t)PART * FRAME + HEADROOM,
+					   (uint64_t)2 * PART * FRAME +
+						   HEADROOM};
+	struct flow *f = *state;
+
+	for (uint32_t k = 0; k < 2; k++) {
+		struct fake_socket *s = &f->a;
+		struct xdp_desc *d;
+
+		for (uint32_t i = 0; i < 3; i++) {
+			d = &s->rx.descs[s->rx.producer++ % RING];
+			d->addr = i == 1 ? foreign[k]
+					 : s->fill.addrs[s->fill.consumer++ %
+							 RING] +
+						   HEADROOM;
+			d->len = i == 2 ? 100 : CAP;
+			d->options = i < 2 ? XDP_PKT_CONTD : 0;
+		}
+		rx_task_poll(&f->rx);
+		assert_int_equal(ctr_read(&f->rx.ctr.drop_invalid_desc), k + 1);
+		assert_int_equal(handoff_ring_count(&f->ho), 0);
+		assert_false(f->rx.in_chain);
+		for (uint32_t i = 0; i < f->rx.pool.count; i++)
+			assert_int_equal(
+				umem_owner(&f->umem, f->rx.pool.addrs[i]), 0);
+		all_home(f);
+		census_ok(f);
+	}
+}
+
 /* TX room: with k free slots, floor(k / max_frags) packets go, each
  * chain whole; the rest waits in its class queue. */
 static void test_tx_room_rule(void **state)
@@ -570,6 +606,8 @@ static void test_parse_head(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_chain_foreign_desc, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_chains_cross_whole, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_chain_across_batches,
