@@ -155,6 +155,7 @@ static json_t *dcqcn_json(const struct gw_dcqcn_stats *d)
 	err |= put(o, "cnps_sent", u64(d->np_cnps));
 	err |= put(o, "np_no_frame", u64(d->np_no_frame));
 	err |= put(o, "np_out_full", u64(d->np_out_full));
+	err |= put(o, "np_build_failed", u64(d->np_build_failed));
 	err |= put(o, "np_qpn_unknown", u64(d->np_qpn_unknown));
 	err |= put(o, "np_due_full", u64(d->np_due_full));
 	err |= put(o, "flows", u64(d->flows));
@@ -213,6 +214,7 @@ static int put_port_counters(json_t *o, const struct gw_port_stats *s)
 	err |= put(o, "rx_bytes", u64(s->rx_bytes));
 	err |= put(o, "tx_packets", u64(s->tx_packets));
 	err |= put(o, "tx_bytes", u64(s->tx_bytes));
+	err |= put(o, "tx_completed", u64(s->tx_completed));
 	err |= put(o, "tx_kicks", u64(s->tx_kicks));
 	err |= put(o, "tx_kick_errors", u64(s->tx_kick_errors));
 	err |= put(o, "foreign_frames", u64(s->foreign_frames));

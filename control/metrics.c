@@ -310,9 +310,18 @@ static const struct queue_counter queue_counters[] = {
 	   "Bytes of the frames received from the AF_XDP socket of the queue.",
 	   rx_bytes),
 	QC("xdplane_tx_packets_total",
-	   "Frames transmitted on the queue (completed).", tx_packets),
+	   "Packets placed on the TX ring of the queue (submitted to the "
+	   "kernel).",
+	   tx_packets),
 	QC("xdplane_tx_bytes_total",
-	   "Bytes of the frames transmitted on the queue.", tx_bytes),
+	   "Bytes of the packets placed on the TX ring of the queue.",
+	   tx_bytes),
+	QC("xdplane_tx_completed_total",
+	   "TX descriptors of the queue the kernel reported sent "
+	   "(completed): one per UMEM frame, so a multi-buffer packet "
+	   "counts each of its frames, and the gateway's PFC frames count "
+	   "too.",
+	   tx_completed),
 	QC("xdplane_tx_kicks_total",
 	   "sendto() calls that asked the driver to transmit.", tx_kicks),
 	QC("xdplane_tx_kick_errors_total",
@@ -371,6 +380,10 @@ static const struct queue_counter queue_counters[] = {
 	QC("xdplane_dcqcn_np_ring_full_total",
 	   "CNPs built but not sent: the other port's ring was full.",
 	   dcqcn.np_out_full),
+	QC("xdplane_dcqcn_np_build_failed_total",
+	   "CNPs due but not sent: the frame could not be built or parsed "
+	   "(a bug if ever non-zero).",
+	   dcqcn.np_build_failed),
 	QC("xdplane_dcqcn_flows_created_total",
 	   "DCQCN flows created on the queue.", dcqcn.flows_created),
 	QC("xdplane_dcqcn_flows_expired_total",

@@ -119,6 +119,7 @@ static uint32_t reap_completions(struct egress_task *t)
 	give_back(t, owner, addrs + run, n - run);
 	xsk_ring_cons__release(&t->xq->comp, n);
 	t->outstanding -= n;
+	ctr_add(&t->ctr.completed, n);
 	return n;
 }
 
@@ -148,6 +149,24 @@ static void kick(struct egress_task *t, uint64_t now)
 	}
 }
 
+/* A frame another task built for this port (a CNP: egress.h): parse and
+ * classify it under this task's generation. False: it does not parse (it
+ * cannot happen: the builder checked it), counted. */
+static __attribute__((noinline)) bool classify_built(struct egress_task *t,
+						     struct frame_desc *d)
+{
+	const uint8_t *frame = (const uint8_t *)t->umem->base + d->addr;
+	struct pkt_meta m;
+
+	if (unlikely(pkt_parse(frame, d->len, &m))) {
+		ctr_add(&t->ctr.np_build_failed, 1);
+		return false;
+	}
+	d->meta = sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3, m.l3_off) |
+		  sched_meta_l4(m.l3_off, m.l4_off, (m.flags & PKT_F_BTH) != 0);
+	return true;
+}
+
 /* Move handed-over frames into the scheduler's class queues. */
 static uint32_t take_handoffs(struct egress_task *t, uint64_t now)
 {
@@ -158,9 +177,17 @@ static uint32_t take_handoffs(struct egress_task *t, uint64_t now)
 	for (k = 0; k < t->n_in; k++) {
 		n = handoff_ring_dequeue(t->in[k], descs, t->batch);
 		for (i = 0; i < n; i++) {
-			if (unlikely(descs[i].meta & SCHED_META_CTRL)) {
-				tx_ctrl(t, &descs[i]); /* PFC: no waiting */
-				continue;
+			if (unlikely(descs[i].meta &
+				     (SCHED_META_CTRL |
+				      SCHED_META_UNCLASSIFIED))) {
+				if (descs[i].meta & SCHED_META_CTRL) {
+					tx_ctrl(t, &descs[i]); /* PFC */
+					continue;
+				}
+				if (!classify_built(t, &descs[i])) {
+					give_back_desc(t, &descs[i]);
+					continue;
+				}
 			}
 			if (unlikely(sched_enqueue(&t->sched, &descs[i],
 						   base + descs[i].addr, now)))
@@ -222,17 +249,44 @@ static uint32_t take_feedback(struct egress_task *t, uint64_t now)
 	return total;
 }
 
-/* Build the CNP flow f is due and hand it to the other port. */
-static void send_cnp(struct egress_task *t, const struct flowq_flow *f)
+/* The NP path (egress.h): a frame of np_pool for a frame this task builds
+ * for the other port. False: none free (or no NP path). */
+static bool np_take(struct egress_task *t, struct frame_desc *d)
+{
+	if (!t->np_pool || !t->np_out || !t->np_pool->count)
+		return false;
+	d->addr = frame_pool_get(t->np_pool);
+	return true;
+}
+
+/* Hand built frame d (len and meta set) to the other port's egress task,
+ * waking its worker when that is another thread. False: the ring is full,
+ * the frame is back in np_pool. */
+static bool np_send(struct egress_task *t, const struct frame_desc *d)
+{
+	if (likely(handoff_ring_enqueue(t->np_out, d, 1))) {
+		if (t->np_wake_fd >= 0) {
+			uint64_t one = 1;
+
+			(void)!write(t->np_wake_fd, &one, sizeof(one));
+		}
+		return true;
+	}
+	frame_pool_put(t->np_pool, d->addr);
+	return false;
+}
+
+/* Build the CNP flow f is due and hand it to the other port, unclassified
+ * (the task there classifies it under its own generation). True when it is
+ * on its way; every failure is counted by reason. */
+static bool send_cnp(struct egress_task *t, const struct flowq_flow *f)
 {
 	struct frame_desc d;
 	struct cnp_spec sp;
-	struct pkt_meta m;
-	uint8_t *frame;
 
-	if (!t->np_pool || !t->np_out || !t->np_pool->count) {
+	if (!np_take(t, &d)) {
 		ctr_add(&t->ctr.np_no_frame, 1);
-		return;
+		return false;
 	}
 	roce_cnp_spec_default(&sp);
 	memcpy(sp.dst_mac, f->peer.sender_mac, 6);
@@ -247,27 +301,20 @@ static void send_cnp(struct egress_task *t, const struct flowq_flow *f)
 	sp.ip_id = t->np_ip_id++;
 	sp.udp_sport = f->peer.udp_sport;
 	sp.dest_qpn = f->peer.sender_qpn;
-	d.addr = t->np_pool->addrs[--t->np_pool->count];
-	frame = (uint8_t *)t->umem->base + d.addr;
-	d.len = (uint32_t)roce_build_cnp(frame, t->umem->frame_size, &sp);
-	if (d.len && !pkt_parse(frame, d.len, &m)) {
-		d.meta = sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
-					 m.l3_off) |
-			 sched_meta_l4(m.l3_off, m.l4_off, true);
-		if (handoff_ring_enqueue(t->np_out, &d, 1)) {
-			ctr_add(&t->ctr.np_cnps, 1);
-			if (t->np_wake_fd >= 0) {
-				uint64_t one = 1;
-
-				(void)!write(t->np_wake_fd, &one, sizeof(one));
-			}
-			return;
-		}
-		ctr_add(&t->ctr.np_out_full, 1);
-	} else {
-		ctr_add(&t->ctr.np_no_frame, 1); /* cannot happen */
+	d.len = (uint32_t)roce_build_cnp((uint8_t *)t->umem->base + d.addr,
+					 t->umem->frame_size, &sp);
+	d.meta = SCHED_META_UNCLASSIFIED;
+	if (unlikely(!d.len)) {
+		ctr_add(&t->ctr.np_build_failed, 1);
+		frame_pool_put(t->np_pool, d.addr);
+		return false;
 	}
-	frame_pool_put(t->np_pool, d.addr);
+	if (!np_send(t, &d)) {
+		ctr_add(&t->ctr.np_out_full, 1);
+		return false;
+	}
+	ctr_add(&t->ctr.np_cnps, 1);
+	return true;
 }
 
 static void send_due_cnps(struct egress_task *t)
@@ -280,8 +327,8 @@ static void send_due_cnps(struct egress_task *t)
 		for (uint32_t i = 0; i < q->n_np_due; i++) {
 			struct flowq_flow *f = &q->flows[q->np_due[i]];
 
-			send_cnp(t, f);
-			ctr_add(&f->cnps_sent, 1);
+			if (send_cnp(t, f))
+				ctr_add(&f->cnps_sent, 1);
 		}
 		q->n_np_due = 0;
 	}
@@ -386,7 +433,7 @@ uint32_t egress_task_poll(struct egress_task *t)
 	}
 	if (unlikely(t->sched.fq_mask))
 		send_due_cnps(t);
-	if (unlikely(t->pfc_on | t->pfc_rx.paused))
+	if (unlikely(t->pfc_on | t->pfc_rx.paused | t->pfc_tx_release))
 		pfc_pass(t, now);
 	if ((t->copy_mode ? tx_unsent(t->xq) != 0
 			  : t->outstanding &&
@@ -440,30 +487,49 @@ void egress_task_set_pfc(struct egress_task *t, const struct qos_policy *pol)
 	};
 	uint64_t other_bps =
 		other->link_bps ? other->link_bps : other->rate_bps;
+	uint16_t quanta = pol->pfc.quanta ? pol->pfc.quanta : PFC_MAX_QUANTA;
 	struct sched *s = &t->sched;
-	uint32_t mask = 0;
+	uint8_t pcps = 0, was = t->pfc_tx_pcps | t->pfc_tx_release;
 
 	t->pfc_on = pol->pfc.enabled;
 	pfc_rx_set_cfg(&t->pfc_rx, &rc);
-	/* slots may have moved: the pauses again, the senders afresh */
-	for (unsigned int p = 0; p < PFC_PRIOS; p++)
+	/* slots may have moved: the pauses again */
+	for (unsigned int p = 0; p < PFC_PRIOS; p++) {
 		sched_pause_pcp(s, p, pfc_rx_until(&t->pfc_rx, p));
+		t->pfc_tx_slots[p] = 0;
+		t->pfc_txc[p] = (struct pfc_tx_cfg){0};
+	}
 	for (uint32_t i = 0; i < s->n_slots && t->pfc_on; i++) {
 		const struct qos_class *qc = &pol->classes[s->cl[i].id];
-		struct pfc_tx_cfg *c = &t->pfc_txc[i];
+		unsigned int p = qc->pcp & 7;
 
 		if (!qc->lossless || !qc->has_pcp)
 			continue;
-		mask |= 1u << i;
-		t->pfc_tx_pcp[i] = qc->pcp & 7;
-		c->xoff = qc->pfc_xoff[t->port];
-		c->xon = qc->pfc_xon[t->port];
-		c->quanta = pol->pfc.quanta ? pol->pfc.quanta : PFC_MAX_QUANTA;
-		c->refresh_ns = pfc_refresh_ns(c->quanta, other_bps);
-		if (!(t->pfc_tx_mask >> i & 1))
-			t->pfc_tx[i] = (struct pfc_tx){0};
+		pcps |= (uint8_t)(1u << p);
+		t->pfc_tx_slots[p] |= 1u << i;
+		t->pfc_txc[p].xoff += qc->pfc_xoff[t->port];
+		t->pfc_txc[p].xon += qc->pfc_xon[t->port];
 	}
-	t->pfc_tx_mask = mask;
+	for (unsigned int p = 0; p < PFC_PRIOS; p++) {
+		struct pfc_tx_cfg *c = &t->pfc_txc[p];
+
+		if (pcps >> p & 1) {
+			c->quanta = quanta;
+			c->refresh_ns = pfc_refresh_ns(quanta, other_bps);
+			/* a priority new to PFC starts afresh; one that
+			 * stays keeps its XOFF/XON state */
+			if (!(was >> p & 1))
+				t->pfc_tx[p] = (struct pfc_tx){0};
+		} else if (t->pfc_tx[p].xoff) {
+			/* it leaves PFC while its sender is paused: XON owed
+			 * (pfc_pass), else the sender waits for the pause to
+			 * run out */
+			t->pfc_tx_release |= (uint8_t)(1u << p);
+			continue;
+		}
+		t->pfc_tx_release &= (uint8_t) ~(1u << p);
+	}
+	t->pfc_tx_pcps = pcps;
 }
 
 int egress_task_set_pfc_mac(struct egress_task *t, int ifindex)
@@ -512,7 +578,8 @@ static void give_back_cb(const struct frame_desc *d, void *arg)
 	give_back_desc(arg, d);
 }
 
-static void pfc_apply(struct egress_task *t, uint8_t changed, uint8_t storms)
+static void pfc_apply(struct egress_task *t, uint8_t changed, uint8_t storms,
+		      uint64_t now)
 {
 	for (unsigned int m = changed; m; m &= m - 1) {
 		unsigned int p = (unsigned int)__builtin_ctz(m);
@@ -521,7 +588,8 @@ static void pfc_apply(struct egress_task *t, uint8_t changed, uint8_t storms)
 	}
 	for (unsigned int m = storms; m; m &= m - 1) {
 		unsigned int p = (unsigned int)__builtin_ctz(m);
-		uint32_t n = sched_flush_pcp(&t->sched, p, give_back_cb, t);
+		uint32_t n =
+			sched_flush_pcp(&t->sched, p, now, give_back_cb, t);
 
 		ctr_add(&t->pfc.watchdog_drops[p], n);
 		log_warn("PFC watchdog: priority %u on egress port %d paused "
@@ -546,7 +614,7 @@ static void pfc_event(struct egress_task *t, const struct fb_event *ev,
 		return;
 	memcpy(f.quanta, ev->src, sizeof(f.quanta));
 	changed = pfc_rx_frame(&t->pfc_rx, &f, now, &storms);
-	pfc_apply(t, changed, storms);
+	pfc_apply(t, changed, storms, now);
 }
 
 /* Build a PFC frame for priority pcp (quanta 0: XON) and hand it to the
@@ -555,47 +623,48 @@ static bool send_pfc(struct egress_task *t, unsigned int pcp, uint16_t quanta)
 {
 	uint16_t q[PFC_PRIOS] = {0};
 	struct frame_desc d;
-	uint8_t *frame;
 
-	if (!t->np_pool || !t->np_out || !t->np_pool->count)
+	if (!np_take(t, &d))
 		return false;
 	q[pcp] = quanta;
-	d.addr = t->np_pool->addrs[--t->np_pool->count];
-	frame = (uint8_t *)t->umem->base + d.addr;
-	d.len = (uint32_t)pfc_build(frame, t->umem->frame_size, t->pfc_mac,
+	d.len = (uint32_t)pfc_build((uint8_t *)t->umem->base + d.addr,
+				    t->umem->frame_size, t->pfc_mac,
 				    (uint8_t)(1u << pcp), q);
 	d.meta = SCHED_META_CTRL;
-	if (d.len && handoff_ring_enqueue(t->np_out, &d, 1)) {
-		if (t->np_wake_fd >= 0) {
-			uint64_t one = 1;
-
-			(void)!write(t->np_wake_fd, &one, sizeof(one));
-		}
-		return true;
+	if (unlikely(!d.len)) { /* cannot happen: a frame holds 64 bytes */
+		frame_pool_put(t->np_pool, d.addr);
+		return false;
 	}
-	frame_pool_put(t->np_pool, d.addr);
-	return false;
+	return np_send(t, &d);
+}
+
+/* Bytes queued in the lossless classes of priority pcp. */
+static uint64_t pfc_queued(const struct egress_task *t, unsigned int pcp)
+{
+	uint64_t bytes = 0;
+
+	for (uint32_t m = t->pfc_tx_slots[pcp]; m; m &= m - 1)
+		bytes += t->sched.cl[__builtin_ctz(m)].bytes;
+	return bytes;
 }
 
 /* Each pass with PFC on: expiries and the watchdog of the pauses, then
- * the XOFF/XON hysteresis of every lossless queue. */
+ * the XOFF/XON hysteresis of every lossless priority, then the XONs owed
+ * to priorities a reload took out of PFC. */
 static void pfc_pass(struct egress_task *t, uint64_t now)
 {
-	struct sched *s = &t->sched;
-
 	if (t->pfc_rx.paused) {
 		uint8_t storms = 0,
 			ended = pfc_rx_tick(&t->pfc_rx, now, &storms);
 
 		if (unlikely(ended))
-			pfc_apply(t, ended, storms);
+			pfc_apply(t, ended, storms, now);
 	}
-	for (uint32_t m = t->pfc_tx_mask; m; m &= m - 1) {
-		unsigned int i = (unsigned int)__builtin_ctz(m);
-		unsigned int pcp = t->pfc_tx_pcp[i];
-		const struct pfc_tx_cfg *c = &t->pfc_txc[i];
-		enum pfc_tx_action a =
-			pfc_tx_decide(&t->pfc_tx[i], c, s->cl[i].bytes, now);
+	for (unsigned int m = t->pfc_tx_pcps; m; m &= m - 1) {
+		unsigned int pcp = (unsigned int)__builtin_ctz(m);
+		const struct pfc_tx_cfg *c = &t->pfc_txc[pcp];
+		enum pfc_tx_action a = pfc_tx_decide(&t->pfc_tx[pcp], c,
+						     pfc_queued(t, pcp), now);
 
 		if (likely(a == PFC_TX_NONE))
 			continue;
@@ -603,9 +672,20 @@ static void pfc_pass(struct egress_task *t, uint64_t now)
 			ctr_add(&t->pfc.tx_no_frame, 1);
 			continue;
 		}
-		pfc_tx_commit(&t->pfc_tx[i], c, a, now);
+		pfc_tx_commit(&t->pfc_tx[pcp], c, a, now);
 		ctr_add(a == PFC_TX_XOFF ? &t->pfc.tx_xoff[pcp]
 					 : &t->pfc.tx_xon[pcp],
 			1);
+	}
+	for (unsigned int m = t->pfc_tx_release; m; m &= m - 1) {
+		unsigned int pcp = (unsigned int)__builtin_ctz(m);
+
+		if (!send_pfc(t, pcp, 0)) {
+			ctr_add(&t->pfc.tx_no_frame, 1);
+			continue;
+		}
+		t->pfc_tx[pcp] = (struct pfc_tx){0};
+		t->pfc_tx_release &= (uint8_t) ~(1u << pcp);
+		ctr_add(&t->pfc.tx_xon[pcp], 1);
 	}
 }

@@ -20,6 +20,19 @@
  * its scheduler, and after transmitting turns the CNPs that the flows' NP
  * rule made due into CNP frames for the other port (flowq.h, roce.h).
  *
+ * Frames built for the other port (CNPs, PFC frames) travel through the
+ * NP handoff ring np_out to the other port's egress task of the same
+ * queue, which may run on ANOTHER worker, hence at another policy
+ * generation for a while during a reload (policy.h). So what crosses it
+ * carries no class id: a CNP goes with SCHED_META_UNCLASSIFIED and the
+ * task that takes it parses and classifies it with its own classifier
+ * (the generation its scheduler runs); a PFC frame goes with
+ * SCHED_META_CTRL and bypasses the classes. The frames are the producer's
+ * unit's (np_pool) and come back through the matching return ring.
+ * A frame counts in a flow's cnps_sent (and np_cnps) only once it is on
+ * that ring; every other outcome is counted by reason (np_no_frame,
+ * np_out_full, np_build_failed).
+ *
  * Multi-buffer (egress_task_set_multibuf): a packet may be a chain of
  * frames (frame_chain.h). The task dequeues only as many packets as the
  * TX ring has room for at max_frags descriptors each, so a chain is always
@@ -54,15 +67,19 @@
 #define EGRESS_MAX_FEEDBACK 65 /* one per RX task of the port, + hints */
 
 struct egress_counters {
-	ctr_t packets;
-	ctr_t bytes;
+	ctr_t packets; /* packets placed on the TX ring (submitted) */
+	ctr_t bytes; /* their bytes */
+	ctr_t completed; /* TX descriptors the kernel completed: frames,
+			  * so a chain counts each of its frames and the
+			  * PFC frames sent count too */
 	ctr_t kicks; /* sendto() calls */
 	ctr_t kick_errors; /* sendto() failures other than "try again" */
 	ctr_t foreign_frames; /* completed frame with no owner: a bug */
 	ctr_t fb_events; /* DCQCN feedback events taken */
-	ctr_t np_cnps; /* CNP frames built for senders (NP) */
+	ctr_t np_cnps; /* CNP frames handed to the other port (NP) */
 	ctr_t np_no_frame; /* a CNP was due, no free frame */
 	ctr_t np_out_full; /* a CNP was due, the other port's ring full */
+	ctr_t np_build_failed; /* a CNP was due, it could not be built */
 	ctr_t chains; /* multi-buffer packets sent */
 	ctr_t chain_no_room; /* a chain the TX ring could not take whole:
 			      * dropped (cannot happen: room is reserved) */
@@ -104,7 +121,9 @@ struct egress_task {
 	uint32_t n_fb_in;
 	struct frame_pool *np_pool;
 	struct handoff_ring *np_out;
-	const struct classifier *cls; /* classifies the CNPs it builds */
+	/* the classifier of the generation this task runs: classifies the
+	 * unclassified frames (CNPs) other tasks hand it */
+	const struct classifier *cls;
 	const struct qos_dcqcn *dcq; /* NP DSCP/PCP; set with cls */
 	uint16_t np_ip_id;
 	int np_wake_fd; /* the consumer's worker, when not ours; -1 */
@@ -120,20 +139,29 @@ struct egress_task {
 	 *    port's 8 priorities and the watchdog, and the scheduler skips
 	 *    the classes of a paused pcp (sched_pause_pcp); a storm flushes
 	 *    them (sched_flush_pcp, watchdog_drops).
-	 *  - send: each lossless class's queue (its bytes, each pass) drives
-	 *    a pfc_tx hysteresis; XOFF/XON frames are built in np_pool's
-	 *    frames and handed to the other port's egress task through
-	 *    np_out (as CNPs are), meta SCHED_META_CTRL: that task puts them
-	 *    on its TX ring at once. The other port is the one the class's
-	 *    traffic comes from.
+	 *  - send: each 802.1p priority that has lossless classes drives
+	 *    one pfc_tx hysteresis on the bytes queued in those classes
+	 *    (each pass; thresholds: the sum of theirs); XOFF/XON frames
+	 *    are built in np_pool's frames and handed to the other port's
+	 *    egress task through np_out (as CNPs are), meta
+	 *    SCHED_META_CTRL: that task puts them on its TX ring at once.
+	 *    The other port is the one the class's traffic comes from.
+	 *    The state is kept by priority, not by scheduler slot, so a
+	 *    reload that reorders, adds or removes classes sends no XON
+	 *    for a priority that was never paused and misses no XON: a
+	 *    priority that stops being lossless while its XOFF is
+	 *    outstanding is owed an XON (pfc_tx_release) until one is
+	 *    sent.
 	 * Every egress task of a port gets every PFC event: each queue keeps
 	 * its own copy of the port's pause state. */
 	bool pfc_on;
 	uint8_t pfc_mac[6]; /* source MAC of the PFC frames we send */
-	uint32_t pfc_tx_mask; /* scheduler slots of lossless classes */
-	uint8_t pfc_tx_pcp[QOS_MAX_CLASSES]; /* by slot */
-	struct pfc_tx_cfg pfc_txc[QOS_MAX_CLASSES]; /* by slot */
-	struct pfc_tx pfc_tx[QOS_MAX_CLASSES]; /* by slot */
+	uint8_t pfc_tx_pcps; /* priorities with lossless classes */
+	uint8_t pfc_tx_release; /* priorities owed an XON (see above) */
+	uint32_t pfc_tx_slots[PFC_PRIOS]; /* by priority: its lossless
+					   * classes' scheduler slots */
+	struct pfc_tx_cfg pfc_txc[PFC_PRIOS]; /* by priority */
+	struct pfc_tx pfc_tx[PFC_PRIOS]; /* by priority, across reloads */
 	struct pfc_rx pfc_rx;
 	struct egress_pfc_counters pfc;
 	struct sched sched;

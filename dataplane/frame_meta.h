@@ -25,7 +25,12 @@
  *              the egress task puts it on its TX ring at once, bypassing
  *              the scheduler (it must not wait behind paused or shaped
  *              classes); the other bits are 0
- *   bits 27-31 reserved, 0
+ *   bit  27    a frame built by the gateway for this port on another
+ *              worker (a CNP, egress.h): only the length is set; the
+ *              egress task that takes it parses and classifies it under
+ *              the policy generation it runs (class ids are not carried
+ *              between workers)
+ *   bits 28-31 reserved, 0
  */
 #define SCHED_META_CLASS_SHIFT 0
 #define SCHED_META_ECN_SHIFT 4
@@ -35,6 +40,7 @@
 #define SCHED_META_BTH (1u << 24)
 #define SCHED_META_CHAIN (1u << 25)
 #define SCHED_META_CTRL (1u << 26)
+#define SCHED_META_UNCLASSIFIED (1u << 27)
 
 static inline uint32_t sched_meta_pack(unsigned int class_id, unsigned int ecn,
 				       unsigned int l3, unsigned int l3off)

@@ -263,6 +263,93 @@ static void test_invalid_desc_counted(void **state)
 	assert_int_equal(doubles, 0);
 }
 
+/* The kernel puts one descriptor on the RX ring as it is. */
+static void post_rx(struct fake_socket *s, uint64_t addr, uint32_t len)
+{
+	struct xdp_desc *d = &s->rx.descs[s->rx.producer++ % RING];
+
+	d->addr = addr;
+	d->len = len;
+	d->options = 0;
+}
+
+/* Descriptors no kernel could produce: a frame of another partition, an
+ * address past the UMEM or far beyond it (none came from this task's fill
+ * ring), and one of our frames whose bytes run past its end. Each is
+ * counted and dropped; only the last, ours, goes back to the pool, and no
+ * byte past a frame is forwarded. */
+static void test_foreign_desc_never_pooled(void **state)
+{
+	struct flow *f = *state;
+	uint64_t doubles, own;
+	uint32_t pooled;
+
+	rx_task_refill(&f->rx);
+	pooled = f->rx.pool.count;
+	post_rx(&f->a, 512ull * 2048 + HEADROOM, 64); /* partition 1 */
+	post_rx(&f->a, 1024ull * 2048 + HEADROOM, 64); /* past the UMEM */
+	post_rx(&f->a, 1ull << 40, 64);
+	/* our frame from the fill ring, 100 bytes from 2000: past its end */
+	own = f->a.fill.addrs[f->a.fill.consumer++ % RING];
+	post_rx(&f->a, own + 2000, 100);
+	rx_task_poll(&f->rx);
+	assert_int_equal(ctr_read(&f->rx.ctr.packets), 4);
+	assert_int_equal(ctr_read(&f->rx.ctr.drop_invalid_desc), 4);
+	assert_int_equal(handoff_ring_count(&f->ho), 0);
+	/* the pool got back our frame and nothing else (the refill in the
+	 * same poll moved it to the fill ring, which had room for one) */
+	assert_int_equal(f->rx.pool.count +
+				 (f->a.fill.producer - f->a.fill.consumer),
+			 pooled + RING);
+	for (uint32_t i = 0; i < f->rx.pool.count; i++)
+		assert_int_equal(umem_owner(&f->umem, f->rx.pool.addrs[i]), 0);
+	assert_int_equal(census(f, &doubles), 512);
+	assert_int_equal(doubles, 0);
+}
+
+/* rx_task_init() sets the whole task, whatever the memory held. */
+static void test_rx_init_owns_struct(void **state)
+{
+	struct flow *f = *state;
+	struct rx_task *t = NULL;
+
+	assert_int_equal(posix_memalign((void **)&t, 64, sizeof(*t)), 0);
+	memset(t, 0xa5, sizeof(*t));
+	assert_int_equal(rx_task_init(t, &f->a.q, &f->umem, 1, &f->cls, &f->ho,
+				      32, 2048 - HEADROOM),
+			 0);
+	assert_int_equal(t->n_ret, 0);
+	assert_int_equal(t->n_fb, 0);
+	assert_false(t->dcqcn);
+	assert_false(t->absorb_cnps);
+	assert_false(t->pfc);
+	assert_false(t->in_chain);
+	assert_int_equal(ctr_read(&t->ctr.packets), 0);
+	assert_int_equal(ctr_read(&t->ctr.drop_invalid_desc), 0);
+	assert_int_equal(t->pool.count, 512);
+	rx_task_fini(t);
+	free(t);
+}
+
+/* tx packets count what went on the TX ring; completed, what the kernel
+ * said it sent: they differ until the completions are reaped. */
+static void test_tx_submitted_and_completed(void **state)
+{
+	struct flow *f = *state;
+	uint32_t lens[RING];
+
+	rx_task_refill(&f->rx);
+	kernel_rx(&f->a, 20, 100);
+	rx_task_poll(&f->rx);
+	egress_task_poll(&f->eg);
+	assert_int_equal(ctr_read(&f->eg.ctr.packets), 20);
+	assert_int_equal(ctr_read(&f->eg.ctr.completed), 0);
+	assert_int_equal(kernel_tx(&f->b, lens, RING), 20);
+	egress_task_poll(&f->eg);
+	assert_int_equal(ctr_read(&f->eg.ctr.completed), 20);
+	assert_int_equal(f->eg.outstanding, 0);
+}
+
 static void test_census_detects_leak_and_double(void **state)
 {
 	struct flow *f = *state;
@@ -300,6 +387,12 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_census_detects_leak_and_double, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_desc_never_pooled,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_init_owns_struct, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_tx_submitted_and_completed,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owner_is_partition, setup,
 						teardown),
 	};

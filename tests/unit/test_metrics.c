@@ -349,18 +349,19 @@ static void test_families_well_formed(void **state)
 			fail_msg("sample of %s inside family %s", fam, cur);
 		samples++;
 	}
-	/* 13 process/config (multibuf, max_frags) + 3 port + 18 queue
-	 * (rx/tx chains) + 15 DCQCN queue + 10 PFC + 15 class families */
-	assert_int_equal(families, 74);
+	/* 13 process/config (multibuf, max_frags) + 3 port + 19 queue
+	 * (rx/tx chains, tx completed) + 16 DCQCN queue + 10 PFC + 15 class
+	 * families */
+	assert_int_equal(families, 76);
 	/* 13 + ports (2 info, 2 rate, 2 * STEER_V_MAX) + 4 queues * (1 info
-	 * + 14 counters + 15 DCQCN counters + 9 drops (4 + port_down + 4
+	 * + 15 counters + 16 DCQCN counters + 9 drops (4 + port_down + 4
 	 * chain) + 2 xsk invalid + one per malformed reason) + 6 classes *
 	 * (1 info + 12 values + 5 drops + 32 buckets + sum + count) + PFC:
 	 * 2 ports * (2 + 8 families * 8 priorities) */
 	assert_int_equal(
 		samples,
 		13 + 4 + 2 * STEER_V_MAX + 2 * (2 + 8 * 8) +
-			4 * (1 + 14 + 15 + 9 + 2 + (PKT_MALFORMED_MAX - 1)) +
+			4 * (1 + 15 + 16 + 9 + 2 + (PKT_MALFORMED_MAX - 1)) +
 			6 * (1 + 12 + (SCHED_DROP_REASONS - 1) +
 			     SCHED_HIST_BUCKETS + 2));
 	free(t);
