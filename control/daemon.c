@@ -144,16 +144,11 @@ static json_t *do_reload(struct daemon *d, struct ctl_err *err)
 		ctl_err_set(err, "invalid_config", "%s", cerr.msg);
 		goto refused;
 	}
+	/* one diff: the reload decision (a cold key refuses the whole
+	 * file) and the list of the changes applied below */
 	config_diff(d->cfg, next, &diff);
-	if (diff.n_cold) {
-		config_diff_format(&diff, true, keys, sizeof(keys));
-		ctl_err_set(err, "restart_required", "restart required: %s",
-			    keys);
-		config_free(next);
-		goto refused;
-	}
-	if (config_reload_check(d->cfg, next, gwerr, sizeof(gwerr))) {
-		ctl_err_set(err, "invalid_config", "%s: %s", d->path, gwerr);
+	if (config_reload_check(&diff, keys, sizeof(keys))) {
+		ctl_err_set(err, "restart_required", "%s", keys);
 		config_free(next);
 		goto refused;
 	}
@@ -163,10 +158,14 @@ static json_t *do_reload(struct daemon *d, struct ctl_err *err)
 	if (diff.n) {
 		sdn_reloading();
 		rc = gateway_reload(d->gw, &next->qos, gwerr, sizeof(gwerr));
-		if (rc == -EINVAL) {
+		if (rc == -EINVAL || rc == -ECANCELED) {
+			/* refused, or a worker could not apply it and every
+			 * worker went back: the running policy stays */
 			sdn_notify("READY=1");
-			ctl_err_set(err, "invalid_config", "%s: %s", d->path,
-				    gwerr);
+			ctl_err_set(err,
+				    rc == -EINVAL ? "invalid_config"
+						  : "reload_failed",
+				    "%s: %s", d->path, gwerr);
 			config_free(next);
 			json_decref(changes);
 			goto refused;

@@ -20,6 +20,7 @@
 #ifndef XDPLANE_FEEDBACK_H
 #define XDPLANE_FEEDBACK_H
 
+#include <errno.h>
 #include <stdint.h>
 #include "spsc_ring.h"
 
@@ -47,5 +48,20 @@ struct fb_event {
 };
 
 DEFINE_SPSC_RING(feedback_ring, struct fb_event)
+
+/* Post ev to each of the n rings (one producer for all of them, e.g. the
+ * control thread's hint rings), all or none: returns n, or -EAGAIN when
+ * one of them is full (then none got it). */
+static inline int feedback_post_all(struct feedback_ring *const *rings,
+				    uint32_t n, const struct fb_event *ev)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!feedback_ring_room(rings[i]))
+			return -EAGAIN;
+	/* the producer's room only grows: every enqueue below succeeds */
+	for (uint32_t i = 0; i < n; i++)
+		feedback_ring_enqueue(rings[i], ev, 1);
+	return (int)n;
+}
 
 #endif

@@ -50,6 +50,7 @@ struct gateway {
 	struct gw_params p;
 	struct gw_port port[GW_PORTS];
 	struct policy_gen *live; /* RCU: published policy generation */
+	uint64_t last_gen; /* the highest generation number given out */
 	struct policy_gen **retired; /* not yet freeable (a worker lagged) */
 	uint64_t *beat_seen,
 		*beat_at; /* per worker: heartbeat, when it moved */
@@ -650,6 +651,7 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 	if (err)
 		goto fail;
 	gw->live = policy_gen_new(&p->qos, 1, errbuf, errlen);
+	gw->last_gen = 1;
 	if (!gw->live)
 		goto fail;
 	err = umem_area_init(&gw->umem, p->umem_frames, p->frame_size,
@@ -853,6 +855,7 @@ static void add_dcqcn_stats(struct gateway *gw, int port, uint32_t q,
 	d->np_cnps += ctr_read(&eg->ctr.np_cnps);
 	d->np_no_frame += ctr_read(&eg->ctr.np_no_frame);
 	d->np_out_full += ctr_read(&eg->ctr.np_out_full);
+	d->np_build_failed += ctr_read(&eg->ctr.np_build_failed);
 	for (uint32_t m = eg->sched.fq_mask; m; m &= m - 1) {
 		const struct flowq *fq = eg->sched.cl[__builtin_ctz(m)].fq;
 		const struct flowq_stats *st = &fq->st;
@@ -930,6 +933,7 @@ static void add_queue_stats(struct gateway *gw, int port, uint32_t q,
 		s->malformed[r] += ctr_read(&rc->malformed[r]);
 	s->tx_packets += ctr_read(&ec->packets);
 	s->tx_bytes += ctr_read(&ec->bytes);
+	s->tx_completed += ctr_read(&ec->completed);
 	s->tx_kicks += ctr_read(&ec->kicks);
 	s->tx_kick_errors += ctr_read(&ec->kick_errors);
 	s->foreign_frames += ctr_read(&ec->foreign_frames);
@@ -1034,12 +1038,23 @@ void gateway_port_set_down(struct gateway *gw, int port, bool down)
  * eventfd wakes it; a worker that misses this is stuck, not slow. */
 #define GW_RELOAD_WAIT_NS 2000000000ull
 
+/* Keep generation g until close: a worker may still run it. */
+static void retire(struct gateway *gw, struct policy_gen *g)
+{
+	struct policy_gen **r =
+		realloc(gw->retired, (gw->n_retired + 1) * sizeof(*r));
+
+	if (r) {
+		gw->retired = r;
+		gw->retired[gw->n_retired++] = g;
+	}
+}
+
 int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 		   char *errbuf, size_t errlen)
 {
-	struct policy_gen *old = gw->live, *g, **r;
-	uint64_t deadline;
-	uint32_t lagging;
+	struct policy_gen *old = gw->live, *g, *unused;
+	int err;
 
 	if (sched_reload_compatible(&old->qos, qos)) {
 		snprintf(errbuf, errlen,
@@ -1048,39 +1063,17 @@ int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 			 "allocated at start): restart required");
 		return -EINVAL;
 	}
-	g = policy_gen_new(qos, old->gen + 1, errbuf, errlen);
+	g = policy_gen_new(qos, gw->last_gen + 1, errbuf, errlen);
 	if (!g)
 		return -EINVAL;
-	rcu_assign_pointer(gw->live, g);
-	for (uint32_t i = 0; gw->w && i < gw->n_workers; i++)
-		worker_wake(&gw->w[i]);
-	urcu_qsbr_synchronize_rcu();
-	deadline = mono_ns() + GW_RELOAD_WAIT_NS;
-	for (;;) {
-		lagging = 0;
-		for (uint32_t i = 0; gw->w && i < gw->n_workers; i++)
-			lagging += gw->w[i].started &&
-				   worker_applied_gen(&gw->w[i]) != g->gen;
-		if (!lagging || mono_ns() > deadline)
-			break;
-		sleep_ms(1);
-	}
-	if (!lagging) {
-		free(old);
-		return 0;
-	}
-	/* keep the old generation until close: a lagging worker may still
-	 * hold it */
-	r = realloc(gw->retired, (gw->n_retired + 1) * sizeof(*r));
-	if (r) {
-		gw->retired = r;
-		gw->retired[gw->n_retired++] = old;
-	}
-	snprintf(errbuf, errlen,
-		 "%u worker%s did not take generation %llu within %llu ms",
-		 lagging, lagging > 1 ? "s" : "", (unsigned long long)g->gen,
-		 (unsigned long long)(GW_RELOAD_WAIT_NS / 1000000));
-	return -ETIMEDOUT;
+	gw->last_gen = g->gen; /* burnt even if refused: policy.h */
+	err = policy_publish(&gw->live, gw->w, gw->w ? gw->n_workers : 0, g,
+			     GW_RELOAD_WAIT_NS, &unused, errbuf, errlen);
+	if (unused)
+		free(unused);
+	else
+		retire(gw, err == -ECANCELED ? g : old);
+	return err;
 }
 
 const struct qos_policy *gateway_policy(const struct gateway *gw)
@@ -1164,6 +1157,8 @@ int gateway_hint(struct gateway *gw, int port, unsigned int class_id,
 		 uint8_t family, const uint8_t *prefix, uint8_t plen,
 		 uint32_t severity)
 {
+	const struct qos_policy *pol = &gw->live->qos;
+	struct feedback_ring *rings[GW_MAX_QUEUES];
 	struct fb_event ev = {
 		.type = FB_HINT,
 		.family = family,
@@ -1171,20 +1166,26 @@ int gateway_hint(struct gateway *gw, int port, unsigned int class_id,
 		.class_id = (uint8_t)class_id,
 		.psn = severity,
 	};
-	int reached = 0, full = 0;
+	uint32_t n = 0, k;
+	bool dcqcn = false;
+	int err;
 
+	/* everything is checked before any queue gets the hint: it reaches
+	 * every egress queue of the port or none */
+	for (k = 0; k < pol->n_classes; k++)
+		dcqcn |= pol->classes[k].dcqcn &&
+			 (class_id == 0xff || class_id == k);
+	if (!dcqcn)
+		return -ENOENT;
+	for (uint32_t u = 0; gw->eg && u < gw->n_units; u++)
+		if (gw->eg[u].port == port)
+			rings[n++] = &gw->hint[u];
 	memcpy(ev.src, prefix, family == 6 ? 16 : 4);
-	for (uint32_t u = 0; gw->eg && u < gw->n_units; u++) {
-		if (gw->eg[u].port != port)
-			continue;
-		if (!gw->eg[u].sched.fq_mask)
-			return -ENOENT;
-		if (feedback_ring_enqueue(&gw->hint[u], &ev, 1))
-			reached++;
-		else
-			full++;
-		if (gw->w)
+	err = feedback_post_all(rings, n, &ev);
+	if (err < 0)
+		return err;
+	for (uint32_t u = 0; gw->w && u < gw->n_units; u++)
+		if (gw->eg[u].port == port)
 			worker_wake(&gw->w[gw->plc.unit_worker[u]]);
-	}
-	return full ? -EAGAIN : reached;
+	return (int)n;
 }

@@ -73,6 +73,7 @@ struct gw_dcqcn_stats {
 	uint64_t fb_events; /* events the egress tasks took */
 	uint64_t np_cnps; /* CNPs built for their senders (NP) */
 	uint64_t np_no_frame, np_out_full, np_qpn_unknown, np_due_full;
+	uint64_t np_build_failed; /* a CNP due could not be built/parsed */
 	uint64_t flows; /* in the tables now */
 	uint64_t flows_created, flows_expired, table_full;
 	uint64_t cnp_unmatched; /* CNPs no flow matched */
@@ -98,7 +99,8 @@ struct gw_pfc_stats {
 
 struct gw_port_stats {
 	uint64_t rx_packets, rx_bytes;
-	uint64_t tx_packets, tx_bytes;
+	uint64_t tx_packets, tx_bytes; /* placed on the TX ring (submitted) */
+	uint64_t tx_completed; /* TX descriptors (frames) completed */
 	uint64_t drop_handoff_full, drop_invalid_desc, drop_multibuf;
 	/* multi-buffer: chains received (RX) and sent (TX, on this port),
 	 * chains dropped: too many frames, first frame shorter than the
@@ -154,8 +156,11 @@ void gateway_stop(struct gateway *gw);
 int gateway_start(struct gateway *gw, char *errbuf, size_t errlen);
 /* Replace the traffic policy without losing a frame (policy.h). Returns
  * once every worker runs it: 0; -EINVAL (errbuf says why) when the policy
- * is refused and nothing changed; -ETIMEDOUT when a worker did not switch
- * within 2 s (the policy is published and it will switch when it runs). */
+ * is refused and nothing changed; -ECANCELED when a worker could not apply
+ * it (errbuf says which and why): every worker was rolled back to the
+ * previous policy, which stays in force; -ETIMEDOUT when a worker did not
+ * switch within 2 s (the policy is published and it will switch when it
+ * runs). Control thread only. */
 int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 		   char *errbuf, size_t errlen);
 /* The policy in force and its generation (1 at open, +1 per reload). */
@@ -211,9 +216,10 @@ void gateway_flows(struct gateway *gw,
 
 /* An external congestion hint (xdplanectl congestion) for the flows that
  * leave `port` towards prefix/plen, in class class_id (0xff: every DCQCN
- * class), severity in parts of 65536. Control thread only. Returns the
- * egress queues it reached, -ENOENT when no class has DCQCN, -EAGAIN when
- * a queue's hint ring was full (the others got it). */
+ * class), severity in parts of 65536. Control thread only. All or none:
+ * returns the egress queues it reached (every queue of the port), -ENOENT
+ * when the running policy has no such DCQCN class, -EAGAIN when a queue's
+ * hint ring was full (then no queue got it). */
 int gateway_hint(struct gateway *gw, int port, unsigned int class_id,
 		 uint8_t family, const uint8_t *prefix, uint8_t plen,
 		 uint32_t severity);

@@ -3,9 +3,9 @@
  * spsc_ring.h - bounded single-producer single-consumer rings, lock-free,
  * burst enqueue and dequeue. DEFINE_SPSC_RING(name, type) generates a ring
  * of `type` elements and its functions name_init/_fini/_enqueue/_dequeue/
- * _count.
+ * _room/_count.
  *
- * Ownership: exactly one producer thread calls _enqueue and exactly one
+ * Ownership: exactly one producer thread calls _enqueue and _room, exactly one
  * consumer thread calls _dequeue, for the whole life of the ring. _count may
  * be called by anyone (a snapshot), _init/_fini only while no thread uses it.
  *
@@ -120,6 +120,17 @@
 		atomic_store_explicit(&r->cons.tail, tail + n,                 \
 				      memory_order_release);                   \
 		return n;                                                      \
+	}                                                                      \
+                                                                               \
+	/* Producer: free slots now (they can only grow until it enqueues). */ \
+	static inline __attribute__((unused))                                  \
+	uint32_t name##_room(struct name *r)                                   \
+	{                                                                      \
+		uint32_t head = atomic_load_explicit(&r->prod.head,            \
+						     memory_order_relaxed);    \
+		uint32_t tail = atomic_load_explicit(&r->cons.tail,            \
+						     memory_order_acquire);    \
+		return r->geo.size - (head - tail);                            \
 	}                                                                      \
                                                                                \
 	/* Anyone: occupancy snapshot. */                                      \

@@ -27,7 +27,8 @@ int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
 	w->shaper_spin_ns = (uint64_t)shaper_spin_us * 1000;
 	atomic_init(&w->state, WORKER_RUN);
 	w->live = live;
-	w->gen = live && *live ? (*live)->gen : 0;
+	w->cur = live ? *live : NULL;
+	w->gen = w->cur ? w->cur->gen : 0;
 	atomic_init(&w->applied_gen, w->gen);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	return w->wake_fd < 0 ? -errno : 0;
@@ -49,37 +50,60 @@ int worker_add_egress(struct worker *w, struct egress_task *t)
 	return 0;
 }
 
-/* A newer policy generation is published: switch to it (policy.h). */
-static void take_policy(struct worker *w)
+int worker_switch(struct worker *w, struct policy_gen *g)
 {
-	struct policy_gen *g;
-	int err;
+	uint32_t i, k;
+	int err = 0;
 
-	if (!w->live)
-		return;
-	g = rcu_dereference(*w->live);
-	if (likely(g->gen == w->gen))
-		return;
-	for (uint32_t i = 0; i < w->n_eg; i++) {
+	for (i = 0; i < w->n_eg && !err; i++)
 		err = egress_task_reconfigure(w->eg[i], &g->qos);
-		if (unlikely(err)) {
-			ctr_add(&w->reload_errors, 1);
-			log_err("worker %u: egress task %u kept its old "
-				"policy: "
-				"%s",
-				w->id, i, strerror(-err));
-		}
+	if (unlikely(err)) {
+		/* task i - 1 refused: the ones before it go back */
+		ctr_add(&w->reload_errors, 1);
+		log_err("worker %u: egress task %u refused policy generation "
+			"%llu (%s): the worker stays on generation %llu",
+			w->id, i - 1, (unsigned long long)g->gen,
+			strerror(-err), (unsigned long long)w->gen);
+		for (k = 0; k + 1 < i && w->cur; k++)
+			if (egress_task_reconfigure(w->eg[k], &w->cur->qos))
+				log_err("worker %u: egress task %u could not "
+					"go back to generation %llu",
+					w->id, k, (unsigned long long)w->gen);
+		atomic_store_explicit(&w->refused_err, err,
+				      memory_order_relaxed);
+		atomic_store_explicit(&w->refused_gen, g->gen,
+				      memory_order_release);
+		return err;
 	}
-	for (uint32_t i = 0; i < w->n_eg; i++) {
+	for (i = 0; i < w->n_eg; i++) {
 		w->eg[i]->cls = &g->cls;
 		w->eg[i]->dcq = &g->qos.dcqcn;
 	}
-	for (uint32_t i = 0; i < w->n_rx; i++) {
+	for (i = 0; i < w->n_rx; i++) {
 		w->rx[i]->cls = &g->cls;
 		rx_task_set_dcqcn(w->rx[i], &g->qos);
 	}
+	w->cur = g;
 	w->gen = g->gen;
 	atomic_store_explicit(&w->applied_gen, g->gen, memory_order_release);
+	return 0;
+}
+
+/* A newer policy generation is published: switch to it (policy.h), unless
+ * this worker refused it already (the control thread rolls back). */
+static void take_policy(struct worker *w)
+{
+	struct policy_gen *g;
+
+	if (!w->live)
+		return;
+	g = __atomic_load_n(w->live, __ATOMIC_ACQUIRE); /* policy.h */
+	if (likely(g->gen == w->gen))
+		return;
+	if (g->gen ==
+	    atomic_load_explicit(&w->refused_gen, memory_order_relaxed))
+		return;
+	worker_switch(w, g);
 }
 
 static uint32_t run_tasks(struct worker *w)

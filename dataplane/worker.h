@@ -17,22 +17,35 @@
  * CPU can wake late (hundreds of microseconds on a virtual machine), and
  * every late wake-up is latency added to the highest class.
  *
- * Invariant: the two ends of a handoff ring and of a return ring run on the
- * same worker (the gateway's placement guarantees it), so no cross-thread
- * wake-up is needed for them; the eventfd serves stop requests.
+ * Rings between tasks: an RX task and the egress task its handoff ring
+ * feeds run on the same worker (the gateway's placement guarantees it), so
+ * every classified frame meets a scheduler of the generation it was
+ * classified under, and no cross-thread wake-up is needed. The NP rings
+ * (egress.h: CNPs and PFC frames one egress task builds for the other
+ * port) may join two workers: what crosses them carries no class id (the
+ * taking task classifies CNPs itself; PFC frames bypass the classes), and
+ * the producer wakes the consumer's worker through its wake_fd. The
+ * eventfd also serves stop requests and reloads.
  *
  * Live reload (policy.h): the worker is a QSBR RCU reader of the
  * gateway's published policy generation (*live). At the top of every pass
- * it switches to a newer generation -- its egress tasks reconfigure, its RX
- * tasks take the new classifier -- and stores the generation it runs in
- * applied_gen (release). Every pass ends in a quiescent state; it is
- * offline while it sleeps in ppoll, so a sleeping worker never holds up a
- * grace period (the control thread wakes it through wake_fd to switch).
+ * it switches to a newer generation (worker_switch): all its egress tasks
+ * reconfigure, then its RX tasks take the new classifier, and it stores
+ * the generation it runs in applied_gen (release). A switch is all or
+ * nothing: if one egress task refuses the policy, the tasks already
+ * reconfigured go back to the generation the worker runs, nothing else
+ * changes, and the worker stores the refused generation in refused_gen
+ * (release) and does not try it again; the control thread then rolls
+ * every worker back (policy_publish). Every pass ends in a quiescent
+ * state; it is offline while it sleeps in ppoll, so a sleeping worker
+ * never holds up a grace period (the control thread wakes it through
+ * wake_fd to switch).
  *
  * Ownership: the task lists are set before the thread starts and never
- * change; the thread alone touches its tasks. `state` is written by the
- * control thread (release) and read by the worker (acquire); applied_gen
- * the other way round.
+ * change; the thread alone touches its tasks, `cur` and `gen`. `state` is
+ * written by the control thread (release) and read by the worker
+ * (acquire); applied_gen, refused_gen and refused_err the other way
+ * round.
  */
 #ifndef XDPLANE_WORKER_H
 #define XDPLANE_WORKER_H
@@ -64,9 +77,14 @@ struct worker {
 	int wake_fd; /* eventfd */
 	_Atomic int state;
 	struct policy_gen **live; /* the gateway's published generation */
-	uint64_t gen; /* generation this worker runs (worker only) */
+	/* the generation this worker runs (worker only): the control thread
+	 * frees a generation only once no worker runs it (policy_publish) */
+	struct policy_gen *cur;
+	uint64_t gen; /* cur->gen (0: none) */
 	_Atomic uint64_t applied_gen; /* = gen, for the control thread */
-	ctr_t reload_errors; /* reconfigurations an egress task refused */
+	_Atomic uint64_t refused_gen; /* last generation refused, 0: none */
+	_Atomic int refused_err; /* why: the egress task's -errno */
+	ctr_t reload_errors; /* generations this worker refused */
 	ctr_t heartbeat; /* loop passes; an idle worker still wakes each second */
 	struct rx_task *rx[WORKER_MAX_TASKS];
 	uint32_t n_rx;
@@ -91,5 +109,15 @@ static inline uint64_t worker_applied_gen(struct worker *w)
 {
 	return atomic_load_explicit(&w->applied_gen, memory_order_acquire);
 }
+static inline uint64_t worker_refused_gen(struct worker *w)
+{
+	return atomic_load_explicit(&w->refused_gen, memory_order_acquire);
+}
+
+/* Switch the worker's tasks to generation g, all or nothing (see above).
+ * The worker's own thread only (or, before it starts, its creator).
+ * Returns 0, or the -errno of the egress task that refused g (the worker
+ * still runs its previous generation, refused_gen = g->gen). */
+int worker_switch(struct worker *w, struct policy_gen *g);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
+#include "feedback.h"
 #include "spsc_ring.h"
 
 DEFINE_SPSC_RING(u64_ring, uint64_t)
@@ -118,6 +119,31 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
+/* A congestion hint goes to every egress queue of a port or to none: with
+ * one queue's ring full, no ring gets it (before, the queues ahead of the
+ * full one got it and the call still failed). */
+static void test_post_all_or_none(void **state)
+{
+	struct feedback_ring r[3];
+	struct feedback_ring *rings[3] = {&r[0], &r[1], &r[2]};
+	struct fb_event ev = {.type = FB_HINT, .psn = 1000}, out[4];
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(feedback_ring_init(&r[i], 4), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(feedback_ring_enqueue(&r[2], &ev, 1), 1);
+	assert_int_equal(feedback_ring_room(&r[2]), 0);
+	assert_int_equal(feedback_post_all(rings, 3, &ev), -EAGAIN);
+	assert_int_equal(feedback_ring_count(&r[0]), 0);
+	assert_int_equal(feedback_ring_count(&r[1]), 0);
+	assert_int_equal(feedback_ring_dequeue(&r[2], out, 1), 1);
+	assert_int_equal(feedback_post_all(rings, 3, &ev), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(feedback_ring_count(&r[i]), i == 2 ? 4 : 1);
+		feedback_ring_fini(&r[i]);
+	}
+}
+
 static void test_two_thread_stress(void **state)
 {
 	struct stress *s = calloc(1, sizeof(*s));
@@ -146,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_init_rejects_non_pow2),
 		cmocka_unit_test(test_burst_partial),
 		cmocka_unit_test(test_index_wraparound),
+		cmocka_unit_test(test_post_all_or_none),
 		cmocka_unit_test(test_two_thread_stress),
 	};
 
