@@ -16,7 +16,7 @@
  * listener ("host:port", numeric only: no name is ever resolved).
  *
  * DCQCN (the dcqcn mapping, classes[].dcqcn): the profile's defaults come
- * from dcqcn_params_default() (dataplane/dcqcn.c), then each written key
+ * from dcqcn_params_default() (dataplane/cc/dcqcn.c), then each written key
  * overrides one parameter. Times are text too ("55us": a unit is
  * required), as are the gains ("1/256", "0.00390625") and booleans (only
  * true and false: libcyaml would read any other word as true).
@@ -3258,7 +3258,7 @@ static int load_daemon(const struct load_ctx *c, const struct raw_config *r,
 }
 
 /*
- * pfc (IEEE 802.1Qbb, dataplane/pfc.h), after the classes, rules and ports:
+ * pfc (IEEE 802.1Qbb, dataplane/sched/pfc.h), after the classes, rules and ports:
  * a lossless class's priority is its pcp key, else the PCP its first
  * PCP-matching rule names (the lowest), else DSCP >> 3 of the lowest DSCP
  * its first DSCP-matching rule names, else 3. Its thresholds on egress

@@ -6,7 +6,7 @@
  * the scenario's seed. So the same scenario gives the same bytes of output.
  *
  * Every flow has a DCQCN reaction point (struct dcqcn_rp) and notification
- * point (struct dcqcn_np) of dataplane/dcqcn.c: the simulator never
+ * point (struct dcqcn_np) of dataplane/cc/dcqcn.c: the simulator never
  * computes a rate itself. It fires the RP's timers at their due times
  * (dcqcn_rp_step), one by one, so that each is a row of the trace.
  *

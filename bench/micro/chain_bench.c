@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * chain_bench.c - per-packet cost of the multi-buffer path against the
- * single-buffer one: the RX task and the egress task (dataplane/rx_task.c,
- * dataplane/egress.c, frame_chain.h) run against a fake kernel whose rings
+ * single-buffer one: the RX task and the egress task (dataplane/run/rx_task.c,
+ * dataplane/run/egress.c, frame_chain.h) run against a fake kernel whose rings
  * are plain memory (as in tests/unit/test_frame_chain.c), on one thread.
  *
  * Rows (same packets, same code, only the mode and the size change):

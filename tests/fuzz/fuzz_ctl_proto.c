@@ -18,8 +18,8 @@
  * is greeted only after an "ok" response; every snapshot taken is freed.
  *
  * Linked from control/ctl_proto.c, control/ctl_json.c,
- * dataplane/pkt_parse.c (malformed-reason names) and
- * dataplane/steer_names.c (XDP verdict names).
+ * dataplane/pkt/pkt_parse.c (malformed-reason names) and
+ * dataplane/xsk/steer_names.c (XDP verdict names).
  */
 #include <stddef.h>
 #include <stdint.h>

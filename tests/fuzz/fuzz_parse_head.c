@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * fuzz_parse_head.c - libFuzzer target for pkt_parse_head(), the parser of
- * a multi-buffer chain's first frame (dataplane/frame_chain.h).
+ * a multi-buffer chain's first frame (dataplane/xsk/frame_chain.h).
  *
  * Input: 2 bytes (little-endian) choose how many bytes of the packet are
  * readable (the first frame), the rest is the packet. Only those bytes are

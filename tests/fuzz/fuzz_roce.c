@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * fuzz_roce.c - libFuzzer target: the RoCEv2 code that reads received
- * frames or builds frames (dataplane/roce.c), and the dataplane's path
+ * frames or builds frames (dataplane/pkt/roce.c), and the dataplane's path
  * from a received RoCEv2 frame to DCQCN state (rx_task.c's feedback and
  * flowq.c's flow key and NP peer learning).
  *

@@ -2,7 +2,7 @@
 /*
  * ref_classify.h - a naive, obviously-correct reading of the rule semantics
  * of qos.h, field by field, for tests that compare the fast classifier
- * (dataplane/classify.c) against it: the unit test and the fuzz target.
+ * (dataplane/pkt/classify.c) against it: the unit test and the fuzz target.
  */
 #ifndef XDPLANE_TESTS_REF_CLASSIFY_H
 #define XDPLANE_TESTS_REF_CLASSIFY_H

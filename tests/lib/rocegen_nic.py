@@ -17,7 +17,7 @@ ME, PEER = sys.argv[1], sys.argv[2]
 
 def icrc(src, sport, dst, dport, payload):
     """The ICRC of a UDP payload (its last 4 bytes excluded) as the kernel
-    sends it: IPv4, DF, ID 0; variant fields masked (dataplane/roce.h)."""
+    sends it: IPv4, DF, ID 0; variant fields masked (dataplane/pkt/roce.h)."""
     n = len(payload)
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0xff, 28 + n, 0, 0x4000, 0xff,
                      17, 0xffff, socket.inet_aton(src),

@@ -3,7 +3,7 @@
  * roce_udp.h - the ICRC of a RoCEv2 packet seen from a UDP socket: the
  * caller has the UDP payload (BTH ... ICRC) and the addresses and ports;
  * the kernel writes the IP and UDP headers. The ICRC covers those headers
- * (variant fields masked, see dataplane/roce.h), so they are rebuilt as the
+ * (variant fields masked, see dataplane/pkt/roce.h), so they are rebuilt as the
  * kernel sends them: IPv4 with DF set and identification 0 (what Linux
  * puts in an unfragmentable datagram of an unconnected socket with
  * IP_PMTUDISC_DO), IPv6 without extension headers.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_dcqcn.c - DCQCN (dataplane/dcqcn.c) against step responses derived
+ * test_dcqcn.c - DCQCN (dataplane/cc/dcqcn.c) against step responses derived
  * by hand from the rules in dcqcn.h, with a fake clock (plain now_ns
  * values): the step response of one CNP; every branch of both profiles (fast
  * recovery count, additive, hyper with i R_HAI growth, R_min floor, R_T cap

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_placement.c - unit tests of dataplane/placement.c and of the UMEM's
- * NUMA binding and hugepage fallback (dataplane/umem.c).
+ * test_placement.c - unit tests of dataplane/run/placement.c and of the UMEM's
+ * NUMA binding and hugepage fallback (dataplane/xsk/umem.c).
  *
  * Decisions on hand-built topologies, each test saying why the expected
  * choice is the one an expert would make. Most use the two-socket machine

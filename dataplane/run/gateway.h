@@ -38,7 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/if_xdp.h>
-#include "../xdp/steer_abi.h"
+#include "../../xdp/steer_abi.h"
 #include "pkt_parse.h"
 #include "qos.h"
 #include "flowq.h"

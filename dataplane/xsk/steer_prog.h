@@ -37,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "../xdp/steer_abi.h"
+#include "../../xdp/steer_abi.h"
 
 struct bpf_object;
 
