@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "compiler.h"
+#include "mono_clock.h"
 #include "conn.h"
 #include "log.h"
 

@@ -84,6 +84,7 @@
 #include "pkt_parse.h"
 #include "qos.h"
 #include "tc_sched.h"
+#include "mono_clock.h"
 
 #define BURST 32
 #define OVERHEAD 24

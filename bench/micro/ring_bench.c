@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "compiler.h"
+#include "bits.h"
 #include "spsc_ring.h"
 
 DEFINE_SPSC_RING(u64_ring, uint64_t)

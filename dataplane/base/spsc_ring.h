@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h> /* explicit_bzero */
-#include "compiler.h"
+#include "bits.h"
 
 #define DEFINE_SPSC_RING(name, type)                                           \
 	struct name {                                                          \

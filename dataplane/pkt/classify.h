@@ -44,7 +44,7 @@
 #define XDPLANE_CLASSIFY_H
 
 #include <stdint.h>
-#include "compiler.h"
+#include "bits.h"
 #include "pkt_parse.h"
 #include "qos.h"
 

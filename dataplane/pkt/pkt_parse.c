@@ -19,7 +19,7 @@
  */
 #include <netinet/in.h>
 #include <string.h>
-#include "compiler.h"
+#include "bits.h"
 #include "pkt_parse.h"
 
 _Static_assert(sizeof(struct pkt_meta) == 64, "pkt_meta layout");

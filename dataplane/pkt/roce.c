@@ -13,7 +13,7 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <zlib.h>
-#include "compiler.h"
+#include "bits.h"
 #include "roce.h"
 
 #define IPV4_HLEN_MAX 60

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "egress.h"
 #include "roce.h"
+#include "mono_clock.h"
 
 /* PFC (the block at the end of the file) */
 static void pfc_event(struct egress_task *t, const struct fb_event *ev,

@@ -50,7 +50,8 @@
 
 #include <stdbool.h>
 #include "classify.h"
-#include "compiler.h"
+#include "bits.h"
+#include "counters.h"
 #include "feedback.h"
 #include "frame.h"
 #include "frame_chain.h"

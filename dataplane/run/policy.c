@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <urcu/urcu-qsbr.h>
-#include "compiler.h"
+#include "mono_clock.h"
 #include "policy.h"
 #include "worker.h"
 

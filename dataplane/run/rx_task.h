@@ -53,7 +53,8 @@
 #define XDPLANE_RX_TASK_H
 
 #include "classify.h"
-#include "compiler.h"
+#include "bits.h"
+#include "counters.h"
 #include "feedback.h"
 #include "frame.h"
 #include "frame_chain.h"

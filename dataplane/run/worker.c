@@ -14,6 +14,7 @@
 #include <urcu/urcu-qsbr.h>
 #include "log.h"
 #include "worker.h"
+#include "mono_clock.h"
 
 #define WORKER_DRAIN_NS 1000000000ull
 

@@ -54,7 +54,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include "compiler.h"
+#include "counters.h"
 #include "egress.h"
 #include "policy.h"
 #include "rx_task.h"

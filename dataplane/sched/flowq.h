@@ -42,7 +42,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "compiler.h"
+#include "counters.h"
+#include "dp_assert.h"
 #include "dcqcn.h"
 #include "frame.h"
 #include "qos.h"

@@ -3,7 +3,8 @@
  * pfc.c - see pfc.h. Pure: no I/O, no clock, no allocation.
  */
 #include <string.h>
-#include "compiler.h"
+#include "bits.h"
+#include "counters.h"
 #include "pfc.h"
 
 const uint8_t pfc_dst_mac[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};

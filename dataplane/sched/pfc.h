@@ -70,10 +70,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* compiler.h's counter type (a repeated identical typedef is valid C11);
- * not included here so that the control plane can use this header */
-typedef uint64_t ctr_t;
+#include "counters.h"
 
 #define PFC_PRIOS 8
 #define PFC_FRAME_LEN 60 /* without the FCS */

@@ -86,7 +86,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "compiler.h"
+#include "bits.h"
+#include "counters.h"
+#include "dp_assert.h"
 #include "ecn.h"
 #include "frame.h"
 #include "flowq.h"

@@ -43,7 +43,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <xdp/xsk.h>
-#include "compiler.h"
+#include "bits.h"
 #include "frame.h"
 #include "frame_meta.h"
 #include "umem.h"

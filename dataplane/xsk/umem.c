@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "compiler.h"
+#include "bits.h"
 #include "umem.h"
 
 #define HUGE_PAGE (2ul << 20)

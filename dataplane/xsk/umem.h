@@ -44,7 +44,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "compiler.h"
+#include "bits.h"
+#include "dp_assert.h"
 
 struct umem_area {
 	void *base;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compiler.h"
+#include "counters.h"
 #include "pfc.h"
 
 #define CHECK(c)                                                               \

@@ -26,6 +26,7 @@
 #include "pfc.h"
 #include "roce.h"
 #include "rx_task.h"
+#include "mono_clock.h"
 
 #define FRAME 2048
 #define PART 512
