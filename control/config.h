@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * config.h - the daemon's configuration: one YAML file, loaded with libcyaml
- * into the plain structs below, defaults applied, then validated.
+ * config.h - the daemon's configuration: one YAML file, parsed once with
+ * libyaml into a located node tree (yaml_loc.h), checked against the
+ * loader's own schema, read into the plain structs below, defaults
+ * applied, then validated (control/config_*.c; config_priv.h says which
+ * file does what).
  *
  * Ownership: a struct xdplane_config is built by config_load() and owned by
  * whoever called it; it is immutable once returned (readers on any thread may

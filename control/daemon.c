@@ -26,6 +26,7 @@
 #include "linkwatch.h"
 #include "log.h"
 #include "metrics_server.h"
+#include "prefix.h"
 #include "privs.h"
 #include "sd_notify.h"
 #include "snapshot.h"
@@ -259,35 +260,18 @@ static json_t *be_flows(void *ctx, struct ctl_err *err)
 	return fc.arr;
 }
 
-/* "10.0.0.0/8", "fd00::/8", "10.1.2.3" (a host) -> family, bytes, len. */
+/* A hint's prefix, by the configuration's grammar (prefix.h): "10.0.0.0/8",
+ * "fd00::/8", "10.1.2.3" (a host) -> family, bytes, len; or -1 and why. */
 static int parse_prefix(const char *text, uint8_t *family, uint8_t *addr,
-			uint8_t *plen)
+			uint8_t *plen, char *why, size_t whylen)
 {
-	char buf[64], *slash, *end;
-	unsigned long len;
+	struct qos_prefix p;
 
-	if (strlen(text) >= sizeof(buf))
+	if (prefix_check(text, &p, why, whylen))
 		return -1;
-	strcpy(buf, text);
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash = '\0';
-	memset(addr, 0, 16);
-	if (inet_pton(AF_INET, buf, addr) == 1)
-		*family = 4;
-	else if (inet_pton(AF_INET6, buf, addr) == 1)
-		*family = 6;
-	else
-		return -1;
-	len = *family == 4 ? 32 : 128;
-	if (slash) {
-		errno = 0;
-		len = strtoul(slash + 1, &end, 10);
-		if (errno || end == slash + 1 || *end ||
-		    len > (*family == 4 ? 32u : 128u))
-			return -1;
-	}
-	*plen = (uint8_t)len;
+	*family = p.family;
+	memcpy(addr, p.addr, sizeof(p.addr));
+	*plen = p.len;
 	return 0;
 }
 
@@ -319,11 +303,11 @@ static json_t *be_congestion(void *ctx, const char *port, const char *cls,
 		return NULL;
 	}
 	if (prefix) {
-		if (parse_prefix(prefix, &fam[0], addr[0], &plen[0])) {
-			ctl_err_set(err, "bad_request",
-				    "prefix \"%.64s\": expected ADDR/LEN, "
-				    "e.g. 10.1.0.0/16 or fd00::/8",
-				    prefix);
+		char why[256];
+
+		if (parse_prefix(prefix, &fam[0], addr[0], &plen[0], why,
+				 sizeof(why))) {
+			ctl_err_set(err, "bad_request", "prefix: %s", why);
 			return NULL;
 		}
 		n_fam = 1;

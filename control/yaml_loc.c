@@ -17,6 +17,7 @@
 
 struct frame {
 	const char *path; /* the collection's own path (owned by its node) */
+	size_t node; /* the collection's index in loc->nodes */
 	bool mapping;
 	bool want_key; /* mapping: the next node is a key */
 	unsigned int index; /* sequence: the next entry's index */
@@ -92,6 +93,7 @@ static char *child_path(const char *parent, const char *key, size_t key_len,
 static int append(struct parse *p, char *path, const yaml_event_t *ev,
 		  struct yaml_loc_pos key)
 {
+	const struct frame *top = p->depth ? &p->stack[p->depth - 1] : NULL;
 	struct yaml_loc *loc = p->loc;
 	struct yaml_loc_node *n;
 	char *text = NULL;
@@ -120,6 +122,11 @@ static int append(struct parse *p, char *path, const yaml_event_t *ev,
 							  : YAML_LOC_ALIAS;
 	n->key = key;
 	n->val = pos_of(ev->start_mark);
+	n->parent = top ? top->node : YAML_LOC_ROOT;
+	n->index = top && !top->mapping ? top->index - 1 : 0;
+	n->name = top && top->mapping
+			  ? path + strlen(top->path) + (*top->path ? 1 : 0)
+			  : NULL;
 	return 0;
 oom:
 	free(path);
@@ -175,6 +182,7 @@ static int on_node(struct parse *p, const yaml_event_t *ev)
 			    YAML_LOC_DEPTH);
 	p->stack[p->depth++] = (struct frame){
 		.path = path,
+		.node = p->loc->n - 1,
 		.mapping = ev->type == YAML_MAPPING_START_EVENT,
 		.want_key = true,
 	};

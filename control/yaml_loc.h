@@ -6,7 +6,9 @@
  * line/column of its key and of its value, so that errors found after
  * loading can point into the file, and "was this key written?" can choose
  * defaults. It also reports what libyaml alone does not: duplicate keys and
- * keys that are not scalars.
+ * keys that are not scalars. Each node knows its parent and its key (or
+ * index), so that a schema can be walked down the tree whatever the keys
+ * hold.
  *
  * Owns: struct yaml_loc and everything it points to. A stream of more than
  * one document is an error.
@@ -28,9 +30,16 @@ struct yaml_loc_pos {
 	unsigned int col; /* 1-based */
 };
 
+#define YAML_LOC_ROOT ((size_t)-1) /* the root's parent */
+
 struct yaml_loc_node {
 	char *path; /* "" for the root */
 	char *text; /* a scalar's value, NUL terminated; NULL otherwise */
+	/* a mapping entry's key: the end of path (whatever it holds, '.'
+	 * and '[' included); NULL for sequence entries and the root */
+	const char *name;
+	size_t parent; /* index in yaml_loc.nodes; YAML_LOC_ROOT for the root */
+	unsigned int index; /* a sequence entry's index */
 	enum yaml_loc_kind kind;
 	struct yaml_loc_pos key; /* sequence entries and the root: == val */
 	struct yaml_loc_pos val;

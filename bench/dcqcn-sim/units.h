@@ -5,12 +5,14 @@
  * sizes ("5KB", "10MB", "64KiB", "1000"), probabilities ("1%", "0.01"),
  * non-negative reals ("0.5", "1/256"), counts and booleans.
  *
- * Numbers are plain decimals (digits, at most one '.', no sign, no
- * exponent, at most 18 digits) read exactly: times and sizes must come out
- * as whole nanoseconds / bytes, rates are exact whenever the value in bit/s
- * is an integer. Units are matched without regard to case, except that
- * "us" may also be written "µs". A bare number is in the base unit (bit/s,
- * ns, bytes).
+ * The parser is the daemon's (control/units.h: the grammar of a number,
+ * the unit tables, exact results, the error codes and their texts); what
+ * is the simulator's own is said here. Numbers have at most 18 digits
+ * (more: UNIT_ESYNTAX). A bare number is in the base unit (bit/s, ns,
+ * bytes), times included. Rates are doubles, exact whenever the value in
+ * bit/s is an integer; times and sizes must come out as whole nanoseconds
+ * / bytes. Ratios "A/B" are of whole numbers. Booleans are also yes/no and
+ * on/off.
  *
  * Pure functions of their text: no state, no allocation. Every function
  * returns 0 on success, or one of the UNIT_E* codes (nothing is written to
@@ -21,15 +23,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "../../control/units.h"
 
 #define UNIT_MAX_RATE 1e13 /* 10 Tbit/s */
 #define UNIT_MAX_TIME_NS 1000000000000ull /* 1000 s */
 #define UNIT_MAX_SIZE 1000000000000ull /* 1 TB */
 
 enum unit_error {
-	UNIT_ESYNTAX = 1, /* not a number with one of the units */
-	UNIT_ERANGE, /* out of the allowed range */
-	UNIT_EFRACTION, /* a fraction of a nanosecond / byte */
+	UNIT_ESYNTAX = UNITS_ESYNTAX, /* not a number with one of the units */
+	UNIT_ERANGE = UNITS_ERANGE, /* out of the allowed range */
+	UNIT_EFRACTION = UNITS_EFRACTION, /* a fraction of a ns / byte */
 };
 
 const char *unit_strerror(int e);

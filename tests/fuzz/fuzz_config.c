@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * fuzz_config.c - libFuzzer target: the YAML configuration loader
- * (config_load_string(), control/config.c) on every input, and the
+ * (config_load_string(), control/config_*.c) on every input, and the
  * --dump-config path (config_dump()) on every input it accepts.
  *
  * The input is copied to a heap buffer of exactly its size plus the NUL the
