@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,19 +33,51 @@ bool nu_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return true;
 }
 
-bool nu_parse_addr(const char *prog, const char *s, struct sockaddr_storage *ss,
-		   socklen_t *sslen)
+/* A numeric host of family (AF_UNSPEC: either) and port into *ss; s is
+ * what the caller parsed, for the message. */
+static bool numeric_host(const char *prog, const char *s, const char *host,
+			 const char *port, int family,
+			 struct sockaddr_storage *ss, socklen_t *sslen)
 {
 	struct addrinfo hints = {
+		.ai_family = family,
 		.ai_socktype = SOCK_DGRAM,
 		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
 	};
 	struct addrinfo *ai;
+	struct in_addr a4;
+	int err;
+
+	/* IPv4 as A.B.C.D only: getaddrinfo() would take inet_aton()'s
+	 * shorthands ("10.1" = 10.0.0.1) */
+	if (!strchr(host, ':') && inet_pton(AF_INET, host, &a4) != 1) {
+		if (prog)
+			fprintf(stderr, "%s: %s: not an IPv4 address A.B.C.D\n",
+				prog, s);
+		return false;
+	}
+	err = getaddrinfo(host, port, &hints, &ai);
+	if (err) {
+		if (prog)
+			fprintf(stderr, "%s: %s: %s\n", prog, s,
+				gai_strerror(err));
+		return false;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*sslen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return true;
+}
+
+bool nu_parse_addr(const char *prog, const char *s, struct sockaddr_storage *ss,
+		   socklen_t *sslen)
+{
 	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
 	const char *hs, *port;
 	size_t hl;
 	uint64_t pn;
-	int err;
+	int family;
 
 	if (s[0] == '[') {
 		const char *e = strchr(s, ']');
@@ -54,7 +87,7 @@ bool nu_parse_addr(const char *prog, const char *s, struct sockaddr_storage *ss,
 		hs = s + 1;
 		hl = (size_t)(e - hs);
 		port = e + 2;
-		hints.ai_family = AF_INET6;
+		family = AF_INET6;
 	} else {
 		const char *c = strrchr(s, ':');
 
@@ -63,21 +96,21 @@ bool nu_parse_addr(const char *prog, const char *s, struct sockaddr_storage *ss,
 		hs = s;
 		hl = (size_t)(c - s);
 		port = c + 1;
-		hints.ai_family = AF_INET;
+		family = AF_INET;
 	}
 	if (hl == 0 || hl >= sizeof(host) || !nu_parse_u64(port, 1, 65535, &pn))
 		return false;
 	memcpy(host, hs, hl);
 	host[hl] = '\0';
-	err = getaddrinfo(host, port, &hints, &ai);
-	if (err) {
-		fprintf(stderr, "%s: %s: %s\n", prog, s, gai_strerror(err));
+	return numeric_host(prog, s, host, port, family, ss, sslen);
+}
+
+bool nu_parse_ip(const char *prog, const char *s, struct sockaddr_storage *ss,
+		 socklen_t *sslen)
+{
+	if (!s[0] || strchr(s, '[') || strchr(s, ']'))
 		return false;
-	}
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*sslen = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return true;
+	return numeric_host(prog, s, s, "0", AF_UNSPEC, ss, sslen);
 }
 
 void nu_set_sockbuf(int fd, int opt, int bytes, const char *prog)
@@ -123,7 +156,9 @@ struct timespec nu_ns_to_ts(uint64_t ns)
 static void on_signal(int sig)
 {
 	(void)sig;
-	nu_stop_requested = 1;
+	/* both signals are blocked while this runs: no increment is lost */
+	if (nu_stop_requested < SIG_ATOMIC_MAX)
+		nu_stop_requested++;
 }
 
 void nu_install_signals(sigset_t *oldmask)
@@ -132,6 +167,8 @@ void nu_install_signals(sigset_t *oldmask)
 	sigset_t block;
 
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (!oldmask)
