@@ -460,19 +460,9 @@ int egress_task_reconfigure(struct egress_task *t, const struct qos_policy *pol)
 	return err;
 }
 
-static void census_desc(const struct frame_desc *d, void *arg)
-{
-	struct umem_census *c = arg;
-	uint64_t starts[FRAME_CHAIN_MAX];
-	uint32_t n = frame_desc_frames(c->u, d, starts);
-
-	for (uint32_t i = 0; i < n; i++)
-		umem_census_add(c, starts[i]);
-}
-
 void egress_task_census(struct egress_task *t, struct umem_census *c)
 {
-	sched_foreach(&t->sched, census_desc, c);
+	sched_foreach(&t->sched, frame_desc_census, c);
 }
 
 /* ---- PFC (egress.h "PFC", pfc.h) ---- */

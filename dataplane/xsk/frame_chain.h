@@ -36,6 +36,11 @@
  * frame (umem.h); it is written once by the RX task and read by the egress
  * task and by the census. Single-buffer packets never touch any of this:
  * one test of a meta bit (egress) or of the descriptor's options (RX).
+ *
+ * Contracts: every function here is inline arithmetic on memory the
+ * caller owns. Thread: the owner of the packet (chain_asm_*: the RX task;
+ * frame_tx_put: the egress task; frame_desc_census: the control thread
+ * taking the census). Syscalls: none.
  */
 #ifndef XDPLANE_FRAME_CHAIN_H
 #define XDPLANE_FRAME_CHAIN_H
@@ -110,6 +115,20 @@ static inline uint32_t frame_desc_frames(const struct umem_area *u,
 	for (uint32_t i = 1; i < n; i++)
 		starts[i] = umem_frame_start(u, c->addr[i]);
 	return n;
+}
+
+/* Census (umem.h): report every frame of packet d -- one, or each of its
+ * chain -- to the census passed as arg. Shaped as the callback of the
+ * frame_desc walkers (sched_foreach, handoff_ring_foreach), for every
+ * place that holds packets rather than frames. */
+static inline void frame_desc_census(const struct frame_desc *d, void *census)
+{
+	struct umem_census *c = census;
+	uint64_t starts[FRAME_CHAIN_MAX];
+	uint32_t n = frame_desc_frames(c->u, d, starts);
+
+	for (uint32_t i = 0; i < n; i++)
+		umem_census_add(c, starts[i]);
 }
 
 /* TX descriptors packet d needs. */

@@ -37,6 +37,13 @@
  * refuses (no such node, outside the cgroup's cpuset.mems) is reported
  * and the area keeps the default policy: placement is an optimisation,
  * never a reason not to start.
+ *
+ * Contracts, per function below: "Thread" says who may call it,
+ * "Syscalls" every system call it may issue, the libraries' included
+ * ("allocates": malloc/free, which may issue brk, mmap, munmap; "none":
+ * plain memory). Errors: 0 or -errno, with a one-line message in
+ * (msg, len) where the function takes one -- the convention of the whole
+ * tree.
  */
 #ifndef XDPLANE_UMEM_H
 #define XDPLANE_UMEM_H
@@ -67,15 +74,25 @@ struct umem_area {
  * done, e.g. "no hugepages reserved (vm.nr_hugepages = 0): using 4 KiB
  * pages; UMEM 131072 KiB (32768 frames of 4096 bytes) in 4 KiB pages,
  * bound to NUMA node 0". Returns 0 or -errno (only when no memory could be
- * mapped at all). */
+ * mapped at all).
+ * Thread: the control thread, at set-up (before any socket uses the area).
+ * Syscalls: mmap(MAP_ANONYMOUS, with MAP_HUGETLB | MAP_HUGE_2MB when
+ * hugepages), mbind(MPOL_BIND) when mem_node >= 0,
+ * madvise(MADV_POPULATE_WRITE), munmap on failure; with hugepages also
+ * openat, read, close of /sys/kernel/mm/hugepages/.../nr_hugepages and
+ * free_hugepages (of the node's when bound). */
 int umem_area_init(struct umem_area *u, uint32_t max_frames,
 		   uint32_t frame_size, uint32_t n_parts, int mem_node,
 		   bool hugepages, char *msg, size_t len);
-/* The same with normal pages, no binding, no message (tests, benches). */
+/* The same with normal pages, no binding, no message (tests, benches).
+ * Thread: any, one per area. Syscalls: mmap, madvise, munmap on failure. */
 int umem_area_init_plain(struct umem_area *u, uint32_t max_frames,
 			 uint32_t frame_size, uint32_t n_parts);
+/* Unmap. Thread: the control thread, once no socket and no worker uses the
+ * area. Syscalls: munmap. */
 void umem_area_fini(struct umem_area *u);
 
+/* Address arithmetic: any thread, syscalls none. */
 static inline uint32_t umem_frames_per_part(const struct umem_area *u)
 {
 	return 1u << u->part_shift;
@@ -105,6 +122,10 @@ static inline uint32_t umem_owner(const struct umem_area *u, uint64_t addr)
  * pooled (it would be handed to the kernel's fill ring as ours). With
  * XDPLANE_ASSERTS, every put checks the bounds, the alignment and the
  * room, every get the count.
+ *
+ * Thread: init and fini by the control thread (set-up, tear-down), the
+ * rest by the owner thread. Syscalls: init and fini allocate; the rest
+ * none.
  */
 struct frame_pool {
 	uint64_t *addrs;
@@ -156,7 +177,9 @@ static inline bool frame_pool_reclaim(struct frame_pool *p,
 	return true;
 }
 
-/* Census: one bit per frame, set when a place reports holding it. */
+/* Census: one bit per frame, set when a place reports holding it.
+ * Thread: the control thread, once every worker has stopped (nothing
+ * moves). Syscalls: init and fini allocate (-ENOMEM); the rest none. */
 struct umem_census {
 	const struct umem_area *u;
 	uint64_t *bits;
@@ -171,5 +194,12 @@ void umem_census_fini(struct umem_census *c);
 void umem_census_add(struct umem_census *c, uint64_t addr);
 /* Frames nobody reported (leaked). */
 uint64_t umem_census_missing(const struct umem_census *c);
+
+/* Report frame start *addr to the census passed as arg: the callback of
+ * the walkers of frame addresses (return_ring_foreach). */
+static inline void umem_census_addr(const uint64_t *addr, void *census)
+{
+	umem_census_add(census, *addr);
+}
 
 #endif

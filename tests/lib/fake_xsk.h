@@ -9,12 +9,20 @@
  *
  * Ownership: the kernel-side helpers (fake_kernel_*) are called by one
  * thread per socket, the task side by the task that owns the ring.
+ *
+ * Also the unit of work most tests build on two such sockets: an RX task
+ * on socket a hands over through a handoff ring to an egress task on
+ * socket b, which gives the frames back through a return ring
+ * (fake_unit_census, fake_unit_fini).
  */
 #ifndef XDPLANE_TEST_FAKE_XSK_H
 #define XDPLANE_TEST_FAKE_XSK_H
 
 #include <stdint.h>
 #include <string.h>
+#include "egress.h"
+#include "frame_chain.h"
+#include "rx_task.h"
 #include "umem.h"
 #include "xsk_queue.h"
 
@@ -128,6 +136,35 @@ static inline uint32_t fake_kernel_tx(struct fake_socket *s, uint32_t *lens,
 	fake_store(&s->tx.consumer, tc);
 	fake_store(&s->comp.producer, cp);
 	return n;
+}
+
+/* Report every frame of a quiescent unit to census c: the RX task rx, the
+ * egress task eg, the handoff ring ho between them, the return ring ret
+ * back, and the rings of their sockets a and b. */
+static inline void fake_unit_census(struct umem_census *c, struct rx_task *rx,
+				    struct handoff_ring *ho,
+				    struct egress_task *eg,
+				    struct return_ring *ret,
+				    struct fake_socket *a,
+				    struct fake_socket *b)
+{
+	rx_task_census(rx, c);
+	egress_task_census(eg, c);
+	handoff_ring_foreach(ho, frame_desc_census, c);
+	return_ring_foreach(ret, umem_census_addr, c);
+	xsk_queue_census(&a->q, c);
+	xsk_queue_census(&b->q, c);
+}
+
+/* Free a unit's tasks and rings (the UMEM and the sockets stay). */
+static inline void fake_unit_fini(struct rx_task *rx, struct handoff_ring *ho,
+				  struct egress_task *eg,
+				  struct return_ring *ret)
+{
+	rx_task_fini(rx);
+	egress_task_fini(eg);
+	handoff_ring_fini(ho);
+	return_ring_fini(ret);
 }
 
 #endif

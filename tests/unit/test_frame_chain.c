@@ -2,10 +2,10 @@
 /*
  * test_frame_chain.c - AF_XDP multi-buffer (frame_chain.h) through the RX
  * task, the scheduler and the egress task, against a fake kernel whose
- * rings are plain memory: the test plays the kernel, splitting a packet
- * over UMEM frames with XDP_PKT_CONTD on all but the last descriptor (as
- * Documentation/networking/af_xdp.rst describes), and reassembling what
- * the egress task puts on the TX ring.
+ * rings are plain memory (tests/lib/fake_xsk.h): the test plays the
+ * kernel, splitting a packet over UMEM frames with XDP_PKT_CONTD on all
+ * but the last descriptor (as Documentation/networking/af_xdp.rst
+ * describes), and reassembling what the egress task puts on the TX ring.
  *
  * Checks: chains are assembled across RX batches and cross as one packet
  * (one handoff entry, one class-queue entry charged the whole length);
@@ -25,66 +25,18 @@
 #include <string.h>
 #include <cmocka.h>
 #include "egress.h"
+#include "fake_xsk.h"
 #include "frame_chain.h"
 #include "pkt_parse.h"
 #include "rx_task.h"
 #include "umem.h"
 #include "xsk_queue.h"
 
-#define RING 256
-#define HEADROOM 256
 #define FRAME 4096
-#define CAP (FRAME - HEADROOM) /* data bytes per frame */
+#define CAP (FRAME - FAKE_HEADROOM) /* data bytes per frame */
 #define PART 512 /* frames of partition 0 */
 #define MAX_FRAGS 4 /* ceil((9000 + 18) / 3840) + 1 */
 #define MAX_PKT (FRAME_CHAIN_MAX * CAP)
-
-struct fake_ring {
-	uint32_t producer, consumer, flags;
-	union {
-		uint64_t addrs[RING];
-		struct xdp_desc descs[RING];
-	};
-};
-
-struct fake_socket {
-	struct fake_ring fill, comp, rx, tx;
-	struct xsk_queue q;
-};
-
-static void wire_prod(struct xsk_ring_prod *p, struct fake_ring *f, void *ring)
-{
-	memset(p, 0, sizeof(*p));
-	p->mask = RING - 1;
-	p->size = RING;
-	p->producer = &f->producer;
-	p->consumer = &f->consumer;
-	p->flags = &f->flags;
-	p->ring = ring;
-	p->cached_cons = RING;
-}
-
-static void wire_cons(struct xsk_ring_cons *c, struct fake_ring *f, void *ring)
-{
-	memset(c, 0, sizeof(*c));
-	c->mask = RING - 1;
-	c->size = RING;
-	c->producer = &f->producer;
-	c->consumer = &f->consumer;
-	c->flags = &f->flags;
-	c->ring = ring;
-}
-
-static void fake_socket_init(struct fake_socket *s)
-{
-	memset(s, 0, sizeof(*s));
-	wire_prod(&s->q.fill, &s->fill, s->fill.addrs);
-	wire_cons(&s->q.comp, &s->comp, s->comp.addrs);
-	wire_cons(&s->q.rx, &s->rx, s->rx.descs);
-	wire_prod(&s->q.tx, &s->tx, s->tx.descs);
-	s->q.fd = -1;
-	s->q.xsk = (struct xsk_socket *)1; /* "open", for the census */
-}
 
 struct flow {
 	struct qos_policy pol;
@@ -138,10 +90,10 @@ static bool kernel_rx_frags(struct fake_socket *s, struct umem_area *u,
 	if (s->fill.producer - s->fill.consumer < n)
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = s->fill.addrs[s->fill.consumer++ % RING];
-		struct xdp_desc *d = &s->rx.descs[s->rx.producer++ % RING];
+		uint64_t a = s->fill.addrs[s->fill.consumer++ % FAKE_RING];
+		struct xdp_desc *d = &s->rx.descs[s->rx.producer++ % FAKE_RING];
 
-		d->addr = a + HEADROOM;
+		d->addr = a + FAKE_HEADROOM;
 		d->len = lens[i];
 		d->options = i + 1 < n ? XDP_PKT_CONTD : 0;
 		memcpy((uint8_t *)u->base + d->addr, pkt + off, lens[i]);
@@ -172,12 +124,12 @@ static uint32_t kernel_tx(struct flow *f, uint32_t *lens, uint32_t max)
 	uint32_t n = 0, cur = 0;
 
 	while (s->tx.consumer != s->tx.producer) {
-		struct xdp_desc *d = &s->tx.descs[s->tx.consumer++ % RING];
+		struct xdp_desc *d = &s->tx.descs[s->tx.consumer++ % FAKE_RING];
 
 		assert_true(cur + d->len <= MAX_PKT);
 		memcpy(f->got + cur, (uint8_t *)f->umem.base + d->addr, d->len);
 		cur += d->len;
-		s->comp.addrs[s->comp.producer++ % RING] = d->addr;
+		s->comp.addrs[s->comp.producer++ % FAKE_RING] = d->addr;
 		if (d->options & XDP_PKT_CONTD)
 			continue;
 		if (n < max)
@@ -196,8 +148,8 @@ static int setup_n(void **state, uint32_t max_frags)
 	assert_int_equal(posix_memalign((void **)&f, 64, sizeof(*f)), 0);
 	memset(f, 0, sizeof(*f));
 	assert_int_equal(umem_area_init_plain(&f->umem, 2 * PART, FRAME, 2), 0);
-	fake_socket_init(&f->a);
-	fake_socket_init(&f->b);
+	fake_socket_init(&f->a, 0);
+	fake_socket_init(&f->b, 0);
 	assert_int_equal(handoff_ring_init(&f->ho, 64), 0);
 	assert_int_equal(return_ring_init(&f->ret, PART), 0);
 	f->pol.n_classes = 1;
@@ -236,28 +188,10 @@ static int teardown(void **state)
 {
 	struct flow *f = *state;
 
-	rx_task_fini(&f->rx);
-	egress_task_fini(&f->eg);
-	handoff_ring_fini(&f->ho);
-	return_ring_fini(&f->ret);
+	fake_unit_fini(&f->rx, &f->ho, &f->eg, &f->ret);
 	umem_area_fini(&f->umem);
 	free(f);
 	return 0;
-}
-
-static void census_handoff(const struct frame_desc *d, void *arg)
-{
-	struct umem_census *c = arg;
-	uint64_t starts[FRAME_CHAIN_MAX];
-	uint32_t n = frame_desc_frames(c->u, d, starts);
-
-	for (uint32_t i = 0; i < n; i++)
-		umem_census_add(c, starts[i]);
-}
-
-static void census_ret(const uint64_t *a, void *arg)
-{
-	umem_census_add(arg, *a);
 }
 
 /* The census of partition 0: every frame found exactly once. */
@@ -266,12 +200,7 @@ static void census_ok(struct flow *f)
 	struct umem_census c;
 
 	assert_int_equal(umem_census_init(&c, &f->umem), 0);
-	rx_task_census(&f->rx, &c);
-	egress_task_census(&f->eg, &c);
-	handoff_ring_foreach(&f->ho, census_handoff, &c);
-	return_ring_foreach(&f->ret, census_ret, &c);
-	xsk_queue_census(&f->a.q, &c);
-	xsk_queue_census(&f->b.q, &c);
+	fake_unit_census(&c, &f->rx, &f->ho, &f->eg, &f->ret, &f->a, &f->b);
 	assert_int_equal(c.doubles, 0);
 	assert_int_equal(c.strays, 0);
 	assert_int_equal(c.found, PART);
@@ -293,7 +222,7 @@ static void test_chains_cross_whole(void **state)
 	static const uint32_t sizes[] = {60,   1514, CAP,  CAP + 1, 2 * CAP,
 					 7000, 9018, 9014, 4000,    64};
 	struct flow *f = *state;
-	uint32_t lens[RING], i, chains = 0;
+	uint32_t lens[FAKE_RING], i, chains = 0;
 	uint64_t bytes = 0;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
@@ -304,7 +233,7 @@ static void test_chains_cross_whole(void **state)
 		census_ok(f);
 		egress_task_poll(&f->eg);
 		/* in the class queue or on the TX ring: one packet */
-		assert_int_equal(kernel_tx(f, lens, RING), 1);
+		assert_int_equal(kernel_tx(f, lens, FAKE_RING), 1);
 		assert_int_equal(lens[0], sizes[i]);
 		assert_memory_equal(f->got, f->pkt, sizes[i]);
 		census_ok(f);
@@ -328,7 +257,7 @@ static void test_chains_cross_whole(void **state)
 static void test_chain_across_batches(void **state)
 {
 	struct flow *f = *state;
-	uint32_t lens[RING];
+	uint32_t lens[FAKE_RING];
 
 	f->rx.batch = 2;
 	assert_true(kernel_rx(f, 9014, 1)); /* 3 frames */
@@ -344,7 +273,7 @@ static void test_chain_across_batches(void **state)
 	assert_int_equal(handoff_ring_count(&f->ho), 2);
 	assert_false(f->rx.in_chain);
 	egress_task_poll(&f->eg);
-	assert_int_equal(kernel_tx(f, lens, RING), 2);
+	assert_int_equal(kernel_tx(f, lens, FAKE_RING), 2);
 	assert_int_equal(lens[0], 9014);
 	assert_int_equal(lens[1], 9014);
 	assert_memory_equal(f->got, f->pkt, 9014);
@@ -358,7 +287,7 @@ static void test_chain_across_batches(void **state)
 static void test_chain_too_long(void **state)
 {
 	struct flow *f = *state;
-	uint32_t lens[RING];
+	uint32_t lens[FAKE_RING];
 
 	f->rx.batch = 3; /* the drop spans batches too */
 	assert_true(kernel_rx(f, (MAX_FRAGS + 1) * CAP - 10, 1));
@@ -368,7 +297,7 @@ static void test_chain_too_long(void **state)
 	assert_int_equal(ctr_read(&f->rx.ctr.drop_chain_long), 1);
 	assert_int_equal(handoff_ring_count(&f->ho), 1);
 	egress_task_poll(&f->eg);
-	assert_int_equal(kernel_tx(f, lens, RING), 1);
+	assert_int_equal(kernel_tx(f, lens, FAKE_RING), 1);
 	assert_int_equal(lens[0], 9014);
 	assert_memory_equal(f->got, f->pkt, 9014);
 	egress_task_poll(&f->eg);
@@ -383,7 +312,7 @@ static void test_chain_bad_parts(void **state)
 	struct flow *f = *state;
 	uint32_t short_head[] = {100, CAP, 1000};
 	uint32_t too_long[] = {CAP, CAP + 1, 100};
-	uint32_t lens[RING];
+	uint32_t lens[FAKE_RING];
 
 	make_pkt(f->pkt, 100 + CAP + 1000, 3);
 	assert_true(kernel_rx_frags(&f->a, &f->umem, f->pkt, short_head, 3));
@@ -401,7 +330,7 @@ static void test_chain_bad_parts(void **state)
 	assert_true(kernel_rx(f, 5000, 5));
 	rx_task_poll(&f->rx);
 	egress_task_poll(&f->eg);
-	assert_int_equal(kernel_tx(f, lens, RING), 1);
+	assert_int_equal(kernel_tx(f, lens, FAKE_RING), 1);
 	assert_int_equal(lens[0], 5000);
 	egress_task_poll(&f->eg);
 	all_home(f);
@@ -414,9 +343,9 @@ static void test_chain_bad_parts(void **state)
  * never enters the pool (the census would find it twice or astray). */
 static void test_chain_foreign_desc(void **state)
 {
-	static const uint64_t foreign[] = {(uint64_t)PART * FRAME + HEADROOM,
-					   (uint64_t)2 * PART * FRAME +
-						   HEADROOM};
+	static const uint64_t foreign[] = {
+		(uint64_t)PART * FRAME + FAKE_HEADROOM,
+		(uint64_t)2 * PART * FRAME + FAKE_HEADROOM};
 	struct flow *f = *state;
 
 	for (uint32_t k = 0; k < 2; k++) {
@@ -424,11 +353,11 @@ static void test_chain_foreign_desc(void **state)
 		struct xdp_desc *d;
 
 		for (uint32_t i = 0; i < 3; i++) {
-			d = &s->rx.descs[s->rx.producer++ % RING];
+			d = &s->rx.descs[s->rx.producer++ % FAKE_RING];
 			d->addr = i == 1 ? foreign[k]
 					 : s->fill.addrs[s->fill.consumer++ %
-							 RING] +
-						   HEADROOM;
+							 FAKE_RING] +
+						   FAKE_HEADROOM;
 			d->len = i == 2 ? 100 : CAP;
 			d->options = i < 2 ? XDP_PKT_CONTD : 0;
 		}
@@ -449,7 +378,7 @@ static void test_chain_foreign_desc(void **state)
 static void test_tx_room_rule(void **state)
 {
 	struct flow *f = *state;
-	uint32_t lens[RING], i, sent;
+	uint32_t lens[FAKE_RING], i, sent;
 
 	for (i = 0; i < 3; i++) {
 		assert_true(kernel_rx(f, 9014, i)); /* 3 frames each */
@@ -459,12 +388,12 @@ static void test_tx_room_rule(void **state)
 	 * 7 free, room for one packet of up to 4 frames. */
 	f->b.tx.producer = f->b.tx.consumer = 1000;
 	f->b.q.tx.cached_prod = 1000 + 249;
-	f->b.q.tx.cached_cons = 1000 + RING;
+	f->b.q.tx.cached_cons = 1000 + FAKE_RING;
 	f->b.tx.producer = 1000 + 249;
 	egress_task_poll(&f->eg);
 	assert_int_equal(f->b.tx.producer - 1000, 249 + 3);
 	for (i = 0; i < 3; i++) /* whole chain, CONTD on all but the last */
-		assert_int_equal(f->b.tx.descs[(1249 + i) % RING].options,
+		assert_int_equal(f->b.tx.descs[(1249 + i) % FAKE_RING].options,
 				 i < 2 ? XDP_PKT_CONTD : 0);
 	assert_int_equal(sched_backlog_packets(&f->eg.sched), 2);
 	egress_task_poll(&f->eg); /* 4 free now: still one more fits */
@@ -474,10 +403,10 @@ static void test_tx_room_rule(void **state)
 	assert_int_equal(sched_backlog_packets(&f->eg.sched), 1);
 	/* The kernel "sent" the 249 foreign descriptors (no frames). */
 	f->b.tx.consumer = 1000 + 249;
-	sent = kernel_tx(f, lens, RING);
+	sent = kernel_tx(f, lens, FAKE_RING);
 	assert_int_equal(sent, 2);
 	egress_task_poll(&f->eg);
-	sent = kernel_tx(f, lens, RING);
+	sent = kernel_tx(f, lens, FAKE_RING);
 	assert_int_equal(sent, 1);
 	assert_int_equal(lens[0], 9014);
 	assert_memory_equal(f->got, f->pkt, 9014);
@@ -491,7 +420,7 @@ static void test_tx_room_rule(void **state)
 static void test_chain_drops_return_frames(void **state)
 {
 	struct flow *f = *state;
-	uint32_t lens[RING];
+	uint32_t lens[FAKE_RING];
 
 	/* fill the 64-slot handoff ring, then a chain and a frame more */
 	for (int i = 0; i < 64; i++) {
@@ -505,7 +434,7 @@ static void test_chain_drops_return_frames(void **state)
 	census_ok(f);
 	/* queue limit of 1 packet: every chain but the first refused */
 	do
-		kernel_tx(f, lens, RING);
+		kernel_tx(f, lens, FAKE_RING);
 	while (egress_task_poll(&f->eg));
 	f->eg.sched.cl[0].limit_packets = 1;
 	for (int i = 0; i < 3; i++) {
@@ -519,7 +448,7 @@ static void test_chain_drops_return_frames(void **state)
 		2);
 	census_ok(f);
 	do
-		kernel_tx(f, lens, RING);
+		kernel_tx(f, lens, FAKE_RING);
 	while (egress_task_poll(&f->eg));
 	all_home(f);
 	census_ok(f);
@@ -573,8 +502,8 @@ static void test_chain_asm_unit(void **state)
 	assert_int_equal(f->rx.pool.count, before + 4);
 	f->rx.pool.count = before; /* (addresses borrowed, not the pool's) */
 	/* the record fits the kernel's headroom */
-	assert_true(sizeof(struct frame_chain) <= HEADROOM);
-	assert_true(frame_chain_fits(&f->umem, 4096 + HEADROOM));
+	assert_true(sizeof(struct frame_chain) <= FAKE_HEADROOM);
+	assert_true(frame_chain_fits(&f->umem, 4096 + FAKE_HEADROOM));
 	assert_false(frame_chain_fits(&f->umem, 4096 + 64));
 }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_frame_flow.c - the RX task, the egress task and the frame census,
- * against a fake kernel: the four rings of each socket are plain memory,
- * and the test plays the kernel's part (fill -> RX on receive, TX ->
- * completion on transmit). Checks that frames are forwarded in order with
- * their lengths, that every loss is counted by reason, that frames come
- * back to their owner, and that the census finds every frame exactly once
- * (and notices a leak or a double when one is made on purpose).
+ * against a fake kernel (tests/lib/fake_xsk.h): the four rings of each
+ * socket are plain memory, and the test plays the kernel's part (fill ->
+ * RX on receive, TX -> completion on transmit). Checks that frames are
+ * forwarded in order with their lengths, that every loss is counted by
+ * reason, that frames come back to their owner, and that the census finds
+ * every frame exactly once (and notices a leak or a double when one is
+ * made on purpose).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,94 +18,11 @@
 #include <string.h>
 #include <cmocka.h>
 #include "egress.h"
+#include "fake_xsk.h"
+#include "frame_chain.h"
 #include "rx_task.h"
 #include "umem.h"
 #include "xsk_queue.h"
-
-#define RING 256
-#define HEADROOM 256
-
-struct fake_ring {
-	uint32_t producer, consumer, flags;
-	union {
-		uint64_t addrs[RING];
-		struct xdp_desc descs[RING];
-	};
-};
-
-struct fake_socket {
-	struct fake_ring fill, comp, rx, tx;
-	struct xsk_queue q;
-};
-
-static void wire_prod(struct xsk_ring_prod *p, struct fake_ring *f, void *ring)
-{
-	memset(p, 0, sizeof(*p));
-	p->mask = RING - 1;
-	p->size = RING;
-	p->producer = &f->producer;
-	p->consumer = &f->consumer;
-	p->flags = &f->flags;
-	p->ring = ring;
-	p->cached_cons = RING; /* as libxdp sets it: consumer + size */
-}
-
-static void wire_cons(struct xsk_ring_cons *c, struct fake_ring *f, void *ring)
-{
-	memset(c, 0, sizeof(*c));
-	c->mask = RING - 1;
-	c->size = RING;
-	c->producer = &f->producer;
-	c->consumer = &f->consumer;
-	c->flags = &f->flags;
-	c->ring = ring;
-}
-
-static void fake_socket_init(struct fake_socket *s, uint32_t qid)
-{
-	memset(s, 0, sizeof(*s));
-	wire_prod(&s->q.fill, &s->fill, s->fill.addrs);
-	wire_cons(&s->q.comp, &s->comp, s->comp.addrs);
-	wire_cons(&s->q.rx, &s->rx, s->rx.descs);
-	wire_prod(&s->q.tx, &s->tx, s->tx.descs);
-	s->q.fd = -1;
-	s->q.queue_id = qid;
-	s->q.xsk = (struct xsk_socket *)1; /* "open", for the census */
-}
-
-/* Kernel receive: n frames of length len from the fill ring to RX.
- * Returns how many were received (fill ring may run dry). */
-static uint32_t kernel_rx(struct fake_socket *s, uint32_t n, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i < n && s->fill.consumer != s->fill.producer; i++) {
-		uint64_t a = s->fill.addrs[s->fill.consumer++ % RING];
-		struct xdp_desc *d = &s->rx.descs[s->rx.producer++ % RING];
-
-		d->addr = a + HEADROOM;
-		d->len = len;
-		d->options = 0;
-	}
-	return i;
-}
-
-/* Kernel transmit: every TX descriptor sent and completed. Records the
- * lengths sent, in order. */
-static uint32_t kernel_tx(struct fake_socket *s, uint32_t *lens, uint32_t max)
-{
-	uint32_t n = 0;
-
-	while (s->tx.consumer != s->tx.producer) {
-		struct xdp_desc *d = &s->tx.descs[s->tx.consumer++ % RING];
-
-		if (n < max)
-			lens[n] = d->len;
-		n++;
-		s->comp.addrs[s->comp.producer++ % RING] = d->addr;
-	}
-	return n;
-}
 
 struct flow {
 	struct qos_policy pol;
@@ -139,7 +57,7 @@ static int setup(void **state)
 	f->pol.classes[0].limit_bytes = 1 << 22;
 	assert_int_equal(classifier_build(&f->cls, &f->pol), 0);
 	assert_int_equal(rx_task_init(&f->rx, &f->a.q, &f->umem, 0, &f->cls,
-				      &f->ho, 32, 2048 - HEADROOM),
+				      &f->ho, 32, 2048 - FAKE_HEADROOM),
 			 0);
 	rx_task_add_return(&f->rx, &f->ret);
 	assert_int_equal(
@@ -155,25 +73,10 @@ static int teardown(void **state)
 {
 	struct flow *f = *state;
 
-	rx_task_fini(&f->rx);
-	egress_task_fini(&f->eg);
-	handoff_ring_fini(&f->ho);
-	return_ring_fini(&f->ret);
+	fake_unit_fini(&f->rx, &f->ho, &f->eg, &f->ret);
 	umem_area_fini(&f->umem);
 	free(f);
 	return 0;
-}
-
-static void census_handoff(const struct frame_desc *d, void *arg)
-{
-	struct umem_census *c = arg;
-
-	umem_census_add(c, umem_frame_start(c->u, d->addr));
-}
-
-static void census_ret(const uint64_t *a, void *arg)
-{
-	umem_census_add(arg, *a);
 }
 
 /* Frames of partition 0 found, given that partition 1 is not in use. */
@@ -183,12 +86,7 @@ static uint64_t census(struct flow *f, uint64_t *doubles)
 	uint64_t found;
 
 	assert_int_equal(umem_census_init(&c, &f->umem), 0);
-	rx_task_census(&f->rx, &c);
-	egress_task_census(&f->eg, &c);
-	handoff_ring_foreach(&f->ho, census_handoff, &c);
-	return_ring_foreach(&f->ret, census_ret, &c);
-	xsk_queue_census(&f->a.q, &c);
-	xsk_queue_census(&f->b.q, &c);
+	fake_unit_census(&c, &f->rx, &f->ho, &f->eg, &f->ret, &f->a, &f->b);
 	found = c.found;
 	*doubles = c.doubles + c.strays;
 	umem_census_fini(&c);
@@ -198,16 +96,16 @@ static uint64_t census(struct flow *f, uint64_t *doubles)
 static void test_forward_in_order(void **state)
 {
 	struct flow *f = *state;
-	uint32_t lens[RING], sent = 0, rounds, i, n;
+	uint32_t lens[FAKE_RING], sent = 0, rounds, i, n;
 	uint64_t doubles;
 
 	rx_task_refill(&f->rx);
-	assert_int_equal(f->a.fill.producer, RING); /* fill ring full */
+	assert_int_equal(f->a.fill.producer, FAKE_RING); /* fill ring full */
 	for (rounds = 0; rounds < 100; rounds++) {
-		kernel_rx(&f->a, 20, 60 + rounds);
+		fake_kernel_rx(&f->a, &f->umem, NULL, 60 + rounds, 20);
 		rx_task_poll(&f->rx);
 		egress_task_poll(&f->eg);
-		n = kernel_tx(&f->b, lens, RING);
+		n = fake_kernel_tx(&f->b, lens, FAKE_RING);
 		for (i = 0; i < n; i++)
 			assert_int_equal(lens[i], 60 + rounds);
 		sent += n;
@@ -226,19 +124,19 @@ static void test_handoff_full_counted(void **state)
 {
 	struct flow *f = *state;
 	uint64_t doubles;
-	uint32_t lens[RING];
+	uint32_t lens[FAKE_RING];
 
 	rx_task_refill(&f->rx);
 	/* 4 bursts of 32 with no egress pass: the 64-slot handoff ring
 	 * takes 64, the other 64 are dropped and counted. */
 	for (int i = 0; i < 4; i++) {
-		kernel_rx(&f->a, 32, 100);
+		fake_kernel_rx(&f->a, &f->umem, NULL, 100, 32);
 		rx_task_poll(&f->rx);
 	}
 	assert_int_equal(ctr_read(&f->rx.ctr.drop_handoff_full), 64);
 	assert_int_equal(census(f, &doubles), 512);
 	while (egress_task_poll(&f->eg))
-		kernel_tx(&f->b, lens, RING);
+		fake_kernel_tx(&f->b, lens, FAKE_RING);
 	assert_int_equal(ctr_read(&f->eg.ctr.packets), 64);
 	/* Every frame went home: pool + fill ring hold all 512. */
 	rx_task_poll(&f->rx);
@@ -253,8 +151,9 @@ static void test_invalid_desc_counted(void **state)
 	uint64_t doubles;
 
 	rx_task_refill(&f->rx);
-	kernel_rx(&f->a, 3, 2048); /* longer than a frame can hold */
-	kernel_rx(&f->a, 2, 64);
+	fake_kernel_rx(&f->a, &f->umem, NULL, 2048,
+		       3); /* longer than a frame can hold */
+	fake_kernel_rx(&f->a, &f->umem, NULL, 64, 2);
 	rx_task_poll(&f->rx);
 	assert_int_equal(ctr_read(&f->rx.ctr.packets), 5);
 	assert_int_equal(ctr_read(&f->rx.ctr.drop_invalid_desc), 3);
@@ -266,7 +165,7 @@ static void test_invalid_desc_counted(void **state)
 /* The kernel puts one descriptor on the RX ring as it is. */
 static void post_rx(struct fake_socket *s, uint64_t addr, uint32_t len)
 {
-	struct xdp_desc *d = &s->rx.descs[s->rx.producer++ % RING];
+	struct xdp_desc *d = &s->rx.descs[s->rx.producer++ % FAKE_RING];
 
 	d->addr = addr;
 	d->len = len;
@@ -286,11 +185,11 @@ static void test_foreign_desc_never_pooled(void **state)
 
 	rx_task_refill(&f->rx);
 	pooled = f->rx.pool.count;
-	post_rx(&f->a, 512ull * 2048 + HEADROOM, 64); /* partition 1 */
-	post_rx(&f->a, 1024ull * 2048 + HEADROOM, 64); /* past the UMEM */
+	post_rx(&f->a, 512ull * 2048 + FAKE_HEADROOM, 64); /* partition 1 */
+	post_rx(&f->a, 1024ull * 2048 + FAKE_HEADROOM, 64); /* past the UMEM */
 	post_rx(&f->a, 1ull << 40, 64);
 	/* our frame from the fill ring, 100 bytes from 2000: past its end */
-	own = f->a.fill.addrs[f->a.fill.consumer++ % RING];
+	own = f->a.fill.addrs[f->a.fill.consumer++ % FAKE_RING];
 	post_rx(&f->a, own + 2000, 100);
 	rx_task_poll(&f->rx);
 	assert_int_equal(ctr_read(&f->rx.ctr.packets), 4);
@@ -300,7 +199,7 @@ static void test_foreign_desc_never_pooled(void **state)
 	 * same poll moved it to the fill ring, which had room for one) */
 	assert_int_equal(f->rx.pool.count +
 				 (f->a.fill.producer - f->a.fill.consumer),
-			 pooled + RING);
+			 pooled + FAKE_RING);
 	for (uint32_t i = 0; i < f->rx.pool.count; i++)
 		assert_int_equal(umem_owner(&f->umem, f->rx.pool.addrs[i]), 0);
 	assert_int_equal(census(f, &doubles), 512);
@@ -316,7 +215,7 @@ static void test_rx_init_owns_struct(void **state)
 	assert_int_equal(posix_memalign((void **)&t, 64, sizeof(*t)), 0);
 	memset(t, 0xa5, sizeof(*t));
 	assert_int_equal(rx_task_init(t, &f->a.q, &f->umem, 1, &f->cls, &f->ho,
-				      32, 2048 - HEADROOM),
+				      32, 2048 - FAKE_HEADROOM),
 			 0);
 	assert_int_equal(t->n_ret, 0);
 	assert_int_equal(t->n_fb, 0);
@@ -336,15 +235,15 @@ static void test_rx_init_owns_struct(void **state)
 static void test_tx_submitted_and_completed(void **state)
 {
 	struct flow *f = *state;
-	uint32_t lens[RING];
+	uint32_t lens[FAKE_RING];
 
 	rx_task_refill(&f->rx);
-	kernel_rx(&f->a, 20, 100);
+	fake_kernel_rx(&f->a, &f->umem, NULL, 100, 20);
 	rx_task_poll(&f->rx);
 	egress_task_poll(&f->eg);
 	assert_int_equal(ctr_read(&f->eg.ctr.packets), 20);
 	assert_int_equal(ctr_read(&f->eg.ctr.completed), 0);
-	assert_int_equal(kernel_tx(&f->b, lens, RING), 20);
+	assert_int_equal(fake_kernel_tx(&f->b, lens, FAKE_RING), 20);
 	egress_task_poll(&f->eg);
 	assert_int_equal(ctr_read(&f->eg.ctr.completed), 20);
 	assert_int_equal(f->eg.outstanding, 0);
