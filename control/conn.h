@@ -21,6 +21,15 @@
  * Lifetime: a connection is freed only when its watch is not armed in the
  * loop (evloop.h): conn_close() cancels the watch, and the last callback
  * closes the fd and frees. Thread: the control thread only.
+ *
+ * Contracts (per function below): "Syscalls" lists every system call a
+ * function may issue ("loop": none, or io_uring_enter when the loop's
+ * submission queue is full, evloop.h; "allocates": malloc/free, which may
+ * add brk, mmap, munmap; "logs": ioctl(2, TCGETS) and write(2) of
+ * log.h). The connections' callbacks, run by evloop_run_once(), issue
+ * accept4, getsockopt(SO_PEERCRED), recv and send (MSG_DONTWAIT,
+ * MSG_NOSIGNAL), close, allocate, log a failed accept, and issue what the
+ * adapter's ops do. Errors: 0 or -errno.
  */
 #ifndef XDPLANE_CONN_H
 #define XDPLANE_CONN_H
@@ -53,8 +62,8 @@ struct conn {
 };
 
 struct conn_ops {
-	/* A new connection; 0 to keep it, -1 to close it once what it
-	 * queued (conn_write) is sent. */
+	/* A new connection; 0 to keep it, or -errno (refused, out of
+	 * memory) to close it once what it queued (conn_write) is sent. */
 	int (*on_accept)(struct conn *c);
 	/* New input in c->in[0..in_len) (or c->eof): consume with
 	 * conn_consume(), answer with conn_write(), set c->closing. */
@@ -82,18 +91,26 @@ struct conn_server {
 };
 
 /* Start serving the listening socket lfd (non-blocking, owned from now
- * on). 0 or -errno. */
+ * on). 0 or -errno (evloop_arm()'s). Syscalls: loop. */
 int conn_server_start(struct conn_server *s, struct evloop *loop, int lfd);
 /* Close every connection and the listener (the loop must run until
- * conn_server_idle() for the memory to be freed). */
+ * conn_server_idle() for the memory to be freed). Syscalls: loop, close;
+ * allocates (free). */
 void conn_server_stop(struct conn_server *s);
+/* Syscalls: none. */
 bool conn_server_idle(const struct conn_server *s);
-/* Close connections past their deadline or idle too long. */
+/* Close connections past their deadline or idle too long.
+ * Syscalls: as conn_close(). */
 void conn_server_tick(struct conn_server *s, uint64_t now_ns);
 
+/* Queue output; 0 or -ENOMEM. Syscalls: allocates. */
 int conn_write(struct conn *c, const char *data, size_t len);
+/* Syscalls: none. */
 void conn_consume(struct conn *c, size_t n);
+/* Syscalls: loop (the watch is cancelled), or close and allocates (free)
+ * when it is not armed. */
 void conn_close(struct conn *c);
+/* CLOCK_MONOTONIC in ns. Syscalls: none (vDSO). */
 uint64_t conn_now_ns(void);
 
 #endif

@@ -73,7 +73,7 @@ static int ctl_accept(struct conn *c)
 	}
 	cc = calloc(1, sizeof(*cc));
 	if (!cc)
-		return -1;
+		return -ENOMEM;
 	ctl_session_init(&cc->sess);
 	c->proto = cc;
 	c->deadline_ns = conn_now_ns() + CTL_HELLO_NS;
@@ -160,31 +160,35 @@ static bool trusted_uid(uid_t uid, uid_t owner)
 	       (owner != (uid_t)-1 && uid == owner);
 }
 
+/* "control socket: <what>: <strerror(errno)>" in err; -errno. */
+static int sys_err(char *err, size_t errlen, const char *what)
+{
+	int e = errno;
+
+	snprintf(err, errlen, "control socket: %s: %s", what, strerror(e));
+	return -e;
+}
+
 /* One directory on the way to the socket (not the socket's own): a
  * directory, through symlinks that trusted users own, owned by a trusted
- * user and writable by others only with the sticky bit (as /tmp). */
+ * user and writable by others only with the sticky bit (as /tmp).
+ * 0, or -errno (-EPERM: not trusted) with err filled. */
 static int check_ancestor(const char *dir, uid_t owner, char *err,
 			  size_t errlen)
 {
 	struct stat st;
 
-	if (lstat(dir, &st)) {
-		snprintf(err, errlen, "control socket: %s: %s", dir,
-			 strerror(errno));
-		return -1;
-	}
+	if (lstat(dir, &st))
+		return sys_err(err, errlen, dir);
 	if (S_ISLNK(st.st_mode) && !trusted_uid(st.st_uid, owner)) {
 		snprintf(err, errlen,
 			 "control socket: %s is a symlink owned by uid %u; "
 			 "only root's or the daemon's may lead to the socket",
 			 dir, (unsigned int)st.st_uid);
-		return -1;
+		return -EPERM;
 	}
-	if (S_ISLNK(st.st_mode) && stat(dir, &st)) {
-		snprintf(err, errlen, "control socket: %s: %s", dir,
-			 strerror(errno));
-		return -1;
-	}
+	if (S_ISLNK(st.st_mode) && stat(dir, &st))
+		return sys_err(err, errlen, dir);
 	if (!S_ISDIR(st.st_mode) || !trusted_uid(st.st_uid, owner) ||
 	    ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))) {
 		snprintf(err, errlen,
@@ -192,7 +196,7 @@ static int check_ancestor(const char *dir, uid_t owner, char *err,
 			 "or the daemon's user controls (uid %u, mode %04o)",
 			 dir, (unsigned int)st.st_uid,
 			 (unsigned int)(st.st_mode & 07777));
-		return -1;
+		return S_ISDIR(st.st_mode) ? -EPERM : -ENOTDIR;
 	}
 	return 0;
 }
@@ -202,7 +206,7 @@ static int check_ancestor(const char *dir, uid_t owner, char *err,
  * directory above it passes check_ancestor(); the directory itself is not
  * a symlink, is owned by root, the daemon's or the run-as user, and is not
  * writable by others. When missing (the last component only), it is
- * created 0750 and given to (owner, group).
+ * created 0750 and given to (owner, group). 0, or -errno with err filled.
  */
 static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
 		      size_t errlen)
@@ -210,6 +214,7 @@ static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
 	char dir[108];
 	struct stat st;
 	char *slash;
+	int rc;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
@@ -219,37 +224,34 @@ static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
 	if (slash == dir)
 		return check_ancestor("/", owner, err, errlen);
 	/* "/", then "/a", "/a/b", ... up to the socket's directory */
-	if (check_ancestor("/", owner, err, errlen))
-		return -1;
+	rc = check_ancestor("/", owner, err, errlen);
+	if (rc)
+		return rc;
 	for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
-		int rc;
-
 		*p = '\0';
 		rc = check_ancestor(dir, owner, err, errlen);
 		*p = '/';
 		if (rc)
-			return -1;
+			return rc;
 	}
 	if (!mkdir(dir, 0750)) {
 		if (chown(dir, owner, group))
 			log_warn("control socket: chown %s: %s", dir,
 				 strerror(errno));
 	} else if (errno != EEXIST) {
+		rc = -errno;
 		snprintf(err, errlen, "control socket: cannot create %s: %s",
-			 dir, strerror(errno));
-		return -1;
+			 dir, strerror(-rc));
+		return rc;
 	}
-	if (lstat(dir, &st)) {
-		snprintf(err, errlen, "control socket: %s: %s", dir,
-			 strerror(errno));
-		return -1;
-	}
+	if (lstat(dir, &st))
+		return sys_err(err, errlen, dir);
 	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen,
 			 "control socket: %s is %s, not a directory; the "
 			 "socket's directory must be a real one",
 			 dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
-		return -1;
+		return -ENOTDIR;
 	}
 	if (!trusted_uid(st.st_uid, owner) || (st.st_mode & S_IWOTH)) {
 		snprintf(
@@ -259,7 +261,7 @@ static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
 			"daemon's user and not be writable by others",
 			dir, (unsigned int)st.st_uid,
 			(unsigned int)(st.st_mode & 07777));
-		return -1;
+		return -EPERM;
 	}
 	return 0;
 }
@@ -270,7 +272,7 @@ int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct stat st;
-	int fd;
+	int fd, rc;
 
 	memset(s, 0, sizeof(*s));
 	s->be = be;
@@ -278,38 +280,40 @@ int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "control socket: path too long: %s",
 			 path);
-		return -1;
+		return -ENAMETOOLONG;
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (socket_dir(path, owner, group, err, errlen))
-		return -1;
+	rc = socket_dir(path, owner, group, err, errlen);
+	if (rc)
+		return rc;
 	if (!lstat(path, &st)) {
 		if (!S_ISSOCK(st.st_mode)) {
 			snprintf(err, errlen,
 				 "control socket: %s exists and is not a "
 				 "socket",
 				 path);
-			return -1;
+			return -EEXIST;
 		}
 		if (socket_alive(&sa)) {
 			snprintf(err, errlen,
 				 "control socket: %s is in use (is another "
 				 "xdplane running?)",
 				 path);
-			return -1;
+			return -EADDRINUSE;
 		}
 		unlink(path); /* stale, from a crashed run */
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    chmod(path, 0660) || chown(path, owner, group) || listen(fd, 64)) {
+		rc = -errno;
 		snprintf(err, errlen, "control socket %s: %s", path,
-			 strerror(errno));
+			 strerror(-rc));
 		if (fd >= 0) {
 			close(fd);
 			unlink(path);
 		}
-		return -1;
+		return rc;
 	}
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	s->cs.name = "control socket";
@@ -319,11 +323,12 @@ int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
 	s->cs.out_max = CTL_OUT_MAX;
 	s->cs.max_conns = CTL_MAX_SESSIONS;
 	s->cs.idle_ns = CTL_IDLE_NS;
-	if (conn_server_start(&s->cs, loop, fd)) {
+	rc = conn_server_start(&s->cs, loop, fd);
+	if (rc) {
 		snprintf(err, errlen, "control socket: event loop full");
 		close(fd);
 		unlink(path);
-		return -1;
+		return rc;
 	}
 	log_info("control socket: %s (mode 0660)", path);
 	return 0;

@@ -18,7 +18,11 @@
  * disconnected (at the latest after 1-2 s). A client must say hello within
  * 10 s; a session idle for 10 minutes is closed.
  *
- * Thread: the control thread only.
+ * Thread: the control thread only. Its sessions run in the event loop's
+ * callbacks (conn.h), which add getsockopt(SO_PEERGROUPS) to conn.h's
+ * list and issue what the backend's commands do (the daemon's).
+ *
+ * Errors: 0 or -errno, with a one-line message in (err, errlen).
  */
 #ifndef XDPLANE_CTL_SERVER_H
 #define XDPLANE_CTL_SERVER_H
@@ -38,11 +42,18 @@ struct ctl_server {
 
 /* Create (replacing a stale socket, refusing one a live daemon answers
  * on) and listen. owner: chown the socket (and a directory it creates) to
- * this user; (uid_t)-1 keeps the daemon's. 0, or -1 with err filled. */
+ * this user; (uid_t)-1 keeps the daemon's. 0, or -errno with err filled:
+ * -ENAMETOOLONG, -EPERM or -ENOTDIR (the path rule), -EEXIST (not a
+ * socket), -EADDRINUSE (a live daemon answers), or the failed call's.
+ * Syscalls: lstat, stat and mkdir + chown (the directories), socket +
+ * connect + close (is a daemon alive?), unlink (a stale socket),
+ * socket(AF_UNIX), bind, chmod, chown, listen, close + unlink on failure;
+ * logs; loop (conn.h). */
 int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
 		    uid_t owner, gid_t group, const struct ctl_backend *be,
 		    char *err, size_t errlen);
-/* Close every session and the listener, remove the socket file. */
+/* Close every session and the listener, remove the socket file.
+ * Syscalls: as conn_server_stop(), unlink. */
 void ctl_server_close(struct ctl_server *s);
 
 #endif

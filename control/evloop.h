@@ -19,7 +19,14 @@
  * i.e. in or after that last callback. evloop_fini() cancels nothing: call
  * it after every watch is gone, or when the process exits.
  *
- * Thread: one loop per thread; not thread-safe.
+ * Thread: one loop per thread; not thread-safe. Every function below is
+ * called by the loop's thread (the daemon's control thread).
+ *
+ * Contracts (per function below): "Syscalls" lists every system call a
+ * function may issue, liburing's included; the callbacks that
+ * evloop_run_once() runs issue their own (conn.h, linkwatch.h, the
+ * daemon's). Errors: 0 or -errno (the control plane's convention, as the
+ * dataplane's: a message in (err, errlen) where a function takes one).
  */
 #ifndef XDPLANE_EVLOOP_H
 #define XDPLANE_EVLOOP_H
@@ -45,7 +52,11 @@ struct evloop {
 	bool ready;
 };
 
+/* Set up the ring for `entries` submissions. 0 or -errno.
+ * Syscalls: io_uring_setup, mmap (the rings), munmap and close on
+ * failure. */
 int evloop_init(struct evloop *l, unsigned int entries);
+/* Syscalls: munmap, close. */
 void evloop_fini(struct evloop *l);
 static inline void ev_watch_init(struct ev_watch *w, int fd, ev_cb cb,
 				 void *arg)
@@ -56,12 +67,16 @@ static inline void ev_watch_init(struct ev_watch *w, int fd, ev_cb cb,
 	w->arg = arg;
 	w->armed = false;
 }
-/* Arm for `events`; 0 or -errno. Arming an armed watch is an error. */
+/* Arm for `events`; 0 or -errno (-EBUSY: armed already, -EAGAIN: no
+ * submission slot). Syscalls: none, or io_uring_enter when the submission
+ * queue is full (it is submitted first). */
 int evloop_arm(struct evloop *l, struct ev_watch *w, unsigned int events);
-/* Drop an armed watch (see Lifetime). No-op when not armed. */
+/* Drop an armed watch (see Lifetime). No-op when not armed.
+ * Syscalls: as evloop_arm(). */
 void evloop_cancel(struct evloop *l, struct ev_watch *w);
 /* Submit, wait up to timeout_ms (-1: forever) for events, dispatch them
- * all. Returns the number of callbacks run, or -errno. */
+ * all. Returns the number of callbacks run, or -errno. Syscalls:
+ * io_uring_enter, and what the callbacks issue. */
 int evloop_run_once(struct evloop *l, int timeout_ms);
 
 #endif

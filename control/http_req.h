@@ -33,6 +33,10 @@
  *   501  a method longer than 7 bytes (none of ours is);
  *   505  a well-formed version other than HTTP/1.0 and HTTP/1.1.
  * The Host field is not required (no virtual hosts here).
+ *
+ * Thread: any (no shared state). Syscalls: none, but http_respond()
+ * allocates (malloc/free: brk, mmap, munmap) and calls take_snapshot and
+ * release, which issue their own. Errors: 0 or -errno.
  */
 #ifndef XDPLANE_HTTP_REQ_H
 #define XDPLANE_HTTP_REQ_H

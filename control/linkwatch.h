@@ -16,6 +16,12 @@
  * Parsing (linkwatch_parse) is separate from I/O so that it can be tested
  * on crafted buffers: it never reads past `len`, whatever the lengths in
  * the messages say.
+ *
+ * The socket's callback, run by evloop_run_once(), issues recv
+ * (MSG_DONTWAIT) until the socket is empty, after an overrun
+ * if_nametoindex per port (socket(AF_UNIX) + ioctl(SIOCGIFINDEX) +
+ * close), re-arms the watch (evloop.h), and calls lw->cb.
+ * Errors: 0 or -errno, with a one-line message in (errbuf, errlen).
  */
 #ifndef XDPLANE_LINKWATCH_H
 #define XDPLANE_LINKWATCH_H
@@ -59,14 +65,17 @@ struct linkwatch {
 	unsigned long long overruns; /* ENOBUFS seen */
 };
 
-/* Open the socket and arm it; 0 or -errno (errbuf says why). */
+/* Open the socket and arm it; 0 or -errno (errbuf says why).
+ * Syscalls: socket(AF_NETLINK, NETLINK_ROUTE), bind (RTMGRP_LINK), close
+ * on failure; io_uring_enter when the loop's queue is full. */
 int linkwatch_open(struct linkwatch *lw, struct evloop *loop,
 		   const char *const names[LW_PORTS],
 		   const int ifindex[LW_PORTS], lw_cb cb, void *arg,
 		   char *errbuf, size_t errlen);
+/* Syscalls: close (and io_uring_enter when the loop's queue is full). */
 void linkwatch_close(struct linkwatch *lw);
 /* Feed a buffer of netlink messages (what recv() returned): events go to
- * lw->cb. Exposed for the unit test. */
+ * lw->cb. Exposed for the unit test. Syscalls: none of its own. */
 void linkwatch_parse(struct linkwatch *lw, const void *buf, size_t len);
 
 #endif

@@ -86,7 +86,7 @@ int metrics_server_open(struct metrics_server *m, struct evloop *loop,
 	struct sockaddr_storage bound;
 	socklen_t blen = sizeof(bound);
 	char text[80];
-	int fd, one = 1;
+	int fd, rc, one = 1;
 
 	memset(m, 0, sizeof(*m));
 	addr_text(addr, text, sizeof(text));
@@ -96,11 +96,12 @@ int metrics_server_open(struct metrics_server *m, struct evloop *loop,
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(fd, addr, addrlen) || listen(fd, 128) ||
 	    getsockname(fd, (struct sockaddr *)&bound, &blen)) {
+		rc = -errno;
 		snprintf(err, errlen, "metrics listener %s: %s", text,
-			 strerror(errno));
+			 strerror(-rc));
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return rc;
 	}
 	m->take = take;
 	m->release = release;
@@ -112,10 +113,11 @@ int metrics_server_open(struct metrics_server *m, struct evloop *loop,
 	m->cs.out_max = METRICS_OUT_MAX;
 	m->cs.max_conns = METRICS_MAX_CONNS;
 	m->cs.idle_ns = METRICS_IDLE_NS;
-	if (conn_server_start(&m->cs, loop, fd)) {
+	rc = conn_server_start(&m->cs, loop, fd);
+	if (rc) {
 		snprintf(err, errlen, "metrics listener: event loop full");
 		close(fd);
-		return -1;
+		return rc;
 	}
 	m->open = true;
 	addr_text((struct sockaddr *)&bound, text, sizeof(text));

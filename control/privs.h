@@ -58,11 +58,13 @@
  * at any time (the probe result is cached under pthread_once).
  *
  * Errors: -1 with a one-line reason in err (truncated to errlen, always
- * NUL-terminated when errlen > 0). A refusal found before anything is
- * changed (other threads, unknown user or group, a capability the process
- * does not have) leaves the process exactly as it was. A failure of the
- * kernel half-way (not expected once the checks passed) leaves it partly
- * reduced: the caller must exit.
+ * NUL-terminated when errlen > 0) -- -1 rather than the tree's -errno:
+ * the reason is the message (most refusals have no errno), and the
+ * callers and the unit test compare with -1. A refusal found before
+ * anything is changed (other threads, unknown user or group, a
+ * capability the process does not have) leaves the process exactly as it
+ * was. A failure of the kernel half-way (not expected once the checks
+ * passed) leaves it partly reduced: the caller must exit.
  */
 #ifndef XDPLANE_PRIVS_H
 #define XDPLANE_PRIVS_H
@@ -82,23 +84,38 @@
  * user needs a passwd entry, a numeric group does not), the rule the
  * configuration check applies too.
  * Returns 0, or -1 with a one-line reason in err. Applies to every thread
- * of the process (it refuses to run with more than one). */
+ * of the process (it refuses to run with more than one).
+ * Thread: the only thread of the process (see Thread rules).
+ * Syscalls: the name lookups (NSS: openat, read, close of /etc/passwd and
+ * /etc/group; connect to nscd or systemd-userdb where nsswitch.conf asks),
+ * openat + getdents64 + close of /proc/self/task (counting threads),
+ * clock_nanosleep (waiting for the probe thread to go), the probe's once
+ * (clone3, futex, and in the probe thread capget, capset,
+ * bpf(BPF_MAP_LOOKUP_ELEM on fd -1)), capget, capset,
+ * prctl(PR_SET_KEEPCAPS, PR_CAPBSET_READ, PR_CAPBSET_DROP,
+ * PR_CAP_AMBIENT, PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS), setgroups,
+ * setresgid, setresuid, getresuid, getresgid; allocates. */
 int privs_drop(const char *user, const char *group, char *err, size_t errlen);
 
 /* Resolve names without changing anything (the daemon chowns its control
  * socket and directory before dropping). NULL or "" keeps the current
  * real uid / gid; group NULL/"" with a user gives the user's primary group.
  * Returns 0, or -1 with a reason naming the unknown user or group (the
- * text of config_lookup_user/group(), config.h). */
+ * text of config_lookup_user/group(), config.h). Thread: any.
+ * Syscalls: the name lookups (as privs_drop()). */
 int privs_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid,
 		 char *err, size_t errlen);
 
 /* The runtime capability set as a mask of (1 << CAP_*) bits: what
- * /proc/<pid>/status CapEff, CapPrm and CapBnd show after privs_drop(). */
+ * /proc/<pid>/status CapEff, CapPrm and CapBnd show after privs_drop().
+ * Thread: any. Syscalls: the probe's, at the first call of the process
+ * (clone3, futex; capget, capset, bpf in the probe thread); none
+ * afterwards. */
 uint64_t privs_runtime_mask(void);
 
 /* The runtime set as "cap_net_admin" or "cap_net_admin,cap_bpf", for logs.
- * Truncated to len (NUL-terminated when len > 0). */
+ * Truncated to len (NUL-terminated when len > 0). Thread: any.
+ * Syscalls: as privs_runtime_mask(); allocates. */
 void privs_describe(char *buf, size_t len);
 
 #endif

@@ -19,6 +19,9 @@
  *
  * Thread safety: reentrant; reads the environment, so no thread may change
  * NOTIFY_SOCKET / WATCHDOG_* (setenv) concurrently.
+ *
+ * Errors: 0 or -errno, and 1 for "not under systemd: nothing to do"
+ * (no message: the daemon logs nothing for a missing notification).
  */
 #ifndef XDPLANE_SD_NOTIFY_H
 #define XDPLANE_SD_NOTIFY_H
@@ -30,17 +33,20 @@
  * when sent, or -errno: -EINVAL (state NULL or empty), -EAFNOSUPPORT
  * (unsupported address), -ENAMETOOLONG (address longer than sun_path),
  * or what socket()/sendto() failed with (-ENOENT: no such socket,
- * -ECONNREFUSED: nobody bound to it). */
+ * -ECONNREFUSED: nobody bound to it). Thread: any.
+ * Syscalls: socket(AF_UNIX, SOCK_DGRAM), sendto, close; none when
+ * NOTIFY_SOCKET is unset. */
 int sdn_notify(const char *state);
 
 /* "RELOADING=1\nMONOTONIC_USEC=<CLOCK_MONOTONIC in us>", as
- * Type=notify-reload wants and Type=notify accepts. Same returns. */
+ * Type=notify-reload wants and Type=notify accepts. Same returns, thread
+ * and syscalls (the clock is the vDSO's). */
 int sdn_reloading(void);
 
 /* The watchdog interval systemd expects pings within, in microseconds:
  * WATCHDOG_USEC when it is a positive decimal and WATCHDOG_PID is unset or
  * equals getpid(); 0 otherwise (no watchdog, or it is meant for another
- * process). */
+ * process). Thread: any. Syscalls: getpid when WATCHDOG_PID is set. */
 uint64_t sdn_watchdog_usec(void);
 
 #endif

@@ -44,6 +44,13 @@
  * few dozen frames per call, so the task kicks until the TX ring is empty or
  * the kernel stops accepting (bounded per pass). In zero-copy mode one kick
  * is a wake-up for the driver's NAPI, done only when the ring asks for it.
+ *
+ * Contracts (per function below): "Thread" says who may call it;
+ * "Syscalls" every system call it may issue ("logs": ioctl(2, TCGETS)
+ * and write(2) of log.h; "allocates": malloc/free, which may add brk,
+ * mmap, munmap; the clock is the vDSO's, no syscall). Set-up means: by
+ * the control thread, before the worker that runs the task starts.
+ * Errors: 0 or -errno.
  */
 #ifndef XDPLANE_EGRESS_H
 #define XDPLANE_EGRESS_H
@@ -170,7 +177,10 @@ struct egress_task {
 
 /* The scheduler is built from `pol` for egress port `port` (0 or 1).
  * max_queued: the frames the task's producers own in all (their UMEM
- * partitions); with it the scheduler is reloadable (tc_sched.h), 0: not. */
+ * partitions); with it the scheduler is reloadable (tc_sched.h), 0: not.
+ * 0, -EINVAL (the policy) or -ENOMEM. Thread: set-up. Syscalls:
+ * allocates (the class rings, faulted in at once; the DCQCN flow
+ * tables). */
 int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 		     const struct umem_area *umem, uint32_t batch,
 		     const struct qos_policy *pol, int port,
@@ -182,20 +192,32 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
  * caller guarantees that the producers of the input rings (RX tasks) are
  * quiescent -- they run on the same thread -- and switch to the new
  * classifier before they run again. Returns 0 or sched_reconfigure()'s
- * error (the old policy stays). */
+ * error (the old policy stays). Thread: the worker that runs the task (at
+ * a switch), or set-up. Syscalls: none (the scheduler does not allocate
+ * on a reload). */
 int egress_task_reconfigure(struct egress_task *t,
 			    const struct qos_policy *pol);
+/* Thread: the control thread, once the worker has stopped. Syscalls:
+ * allocates (free). */
 void egress_task_fini(struct egress_task *t);
+/* Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 			  uint32_t owner, struct return_ring *ret);
+/* Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int egress_task_add_feedback(struct egress_task *t, struct feedback_ring *r);
-/* Multi-buffer on (max_frags >= 2) or off (0 or 1). Set-up only. */
+/* Multi-buffer on (max_frags >= 2) or off (0 or 1). Thread: set-up only.
+ * Syscalls: none. */
 void egress_task_set_multibuf(struct egress_task *t, uint32_t max_frags);
 
-/* One pass: returns the number of frames it moved. */
+/* One pass: returns the number of frames it moved. Thread: the worker
+ * that runs the task. Syscalls: sendto(MSG_DONTWAIT) on the socket (the
+ * TX kicks above); write(2) on np_wake_fd (an eventfd) when a frame goes
+ * to the other port's task on another worker; logs, rate-limited (a kick
+ * that fails, a PFC watchdog storm); nothing else. */
 uint32_t egress_task_poll(struct egress_task *t);
 
-/* When a queued frame becomes sendable (UINT64_MAX: nothing queued). */
+/* When a queued frame becomes sendable (UINT64_MAX: nothing queued).
+ * Thread: the worker that runs the task. Syscalls: none. */
 static inline uint64_t egress_task_next_event(const struct egress_task *t,
 					      uint64_t now_ns)
 {
@@ -215,13 +237,18 @@ static inline uint64_t egress_task_next_event(const struct egress_task *t,
 		       : UINT64_MAX;
 }
 
-/* Census of a stopped task: frames held in the scheduler's queues. */
+/* Census of a stopped task: frames held in the scheduler's queues.
+ * Thread: the control thread, once the worker has stopped. Syscalls:
+ * none. */
 void egress_task_census(struct egress_task *t, struct umem_census *c);
 
-/* PFC: the policy's settings (init and each reload, owner thread). */
+/* PFC: the policy's settings (init and each reload). Thread: the worker
+ * that runs the task, or set-up. Syscalls: none. */
 void egress_task_set_pfc(struct egress_task *t, const struct qos_policy *pol);
 /* Source MAC of the PFC frames this task sends: the MAC of interface
- * ifindex (the other port). Set-up, control thread. 0 or -errno. */
+ * ifindex (the other port). 0 or -errno. Thread: set-up. Syscalls:
+ * socket(AF_UNIX) + ioctl(SIOCGIFNAME) + close (if_indextoname),
+ * socket(AF_INET, SOCK_DGRAM), ioctl(SIOCGIFHWADDR), close. */
 int egress_task_set_pfc_mac(struct egress_task *t, int ifindex);
 
 #endif

@@ -45,6 +45,17 @@
  * private one, freed before they return); call them from one thread.
  * NUMA node numbers are the kernel's (hwloc OS indexes), as used by
  * mbind(2) and /sys/devices/system/node/nodeN.
+ *
+ * Contracts (per function below): "Thread" says who may call it,
+ * "Syscalls" every system call it may issue, hwloc's included. "hwloc
+ * discovery" stands for: openat, read, close, getdents64, readlink,
+ * faccessat, newfstatat of /sys/devices/system/{cpu,node}, /proc/cpuinfo,
+ * /proc/mounts, /proc/self (with I/O objects also /sys/bus/pci and
+ * /sys/class), openat of its plugin directory, uname, fcntl,
+ * sched_getaffinity, and sched_setaffinity (the x86 backend pins the
+ * calling thread to each CPU in turn to read CPUID, then restores its
+ * mask); it allocates. Errors: 0 or -errno, with a message where the
+ * function takes a buffer.
  */
 #ifndef XDPLANE_PLACEMENT_H
 #define XDPLANE_PLACEMENT_H
@@ -96,10 +107,11 @@ struct plc_result {
 
 /* Decide. Returns 0, or -EINVAL with the reason in out->why (a workers.cpus
  * CPU outside the cpuset, no CPU at all, queues out of range). out is
- * always fully written. */
+ * always fully written. Thread: any. Syscalls: none. */
 int placement_decide(const struct plc_input *in, struct plc_result *out);
 
-/* The unit's egress port (0 or 1): 1 - u / queues. */
+/* The unit's egress port (0 or 1): 1 - u / queues. Any thread, no
+ * syscall. */
 static inline unsigned int placement_unit_egress_port(uint32_t u,
 						      uint32_t queues)
 {
@@ -111,27 +123,35 @@ static inline unsigned int placement_unit_egress_port(uint32_t u,
  */
 
 /* Fill t from a loaded topology: every PU with an OS index below
- * PLC_MAX_CPUS (others are left out). Returns 0 or -EINVAL (no PU). */
+ * PLC_MAX_CPUS (others are left out). Returns 0 or -EINVAL (no PU).
+ * Thread: the topology's owner. Syscalls: none. */
 int placement_topo_from_hwloc(hwloc_topology_t topo, struct plc_topo *t);
 
 /* Load this machine's topology (disallowed PUs included: the caller's
  * cpuset is an input of its own) into t. Returns 0, or -errno with a
- * message in err. */
+ * message in err. Thread: the control thread, at set-up, before the
+ * workers start (hwloc moves the calling thread between CPUs). Syscalls:
+ * hwloc discovery. */
 int placement_topo_load(struct plc_topo *t, char *err, size_t len);
 
 /* The NUMA node of network interface ifname in topo (loaded with I/O
  * objects): the node of the closest non-I/O ancestor of its OS device when
  * that is exactly one node; -1 when the interface is unknown to hwloc (a
  * virtual device: veth, bridge, ...) or its locality spans several nodes
- * (the kernel gave no PCI locality). */
+ * (the kernel gave no PCI locality). Thread: the topology's owner.
+ * Syscalls: none. */
 int placement_port_node(hwloc_topology_t topo, const char *ifname);
 
-/* Both ports' nodes, from this machine's topology loaded with I/O objects.
- * Returns 0 or -errno (topology not loadable; node[] then -1). */
+/* Both ports' nodes, from this machine's topology loaded with I/O objects
+ * (loaded at the first call, kept for the process's life). Returns 0 or
+ * -errno (topology not loadable; node[] then -1). Thread: the control
+ * thread, at set-up. Syscalls: hwloc discovery with I/O objects (first
+ * call); none afterwards. */
 int placement_port_nodes(const char *ifname0, const char *ifname1, int node[2]);
 
 /* The CPUs this thread may run on (sched_getaffinity), ascending, at most
- * max. Returns how many, or -errno. */
+ * max. Returns how many, or -errno. Thread: any. Syscalls:
+ * sched_getaffinity. */
 int placement_allowed_cpus(int *cpus, uint32_t max);
 
 #endif

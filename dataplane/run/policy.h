@@ -38,6 +38,10 @@
  *    runs (its tasks' classifier, `cur`) across quiescent states.
  *  - Generation numbers are never reused (a refused one is burnt), so a
  *    worker can recognise the generation it refused.
+ *
+ * Contract of policy_publish (below): "Thread" says who may call it,
+ * "Syscalls" every system call it may issue, liburcu's included. Errors:
+ * 0 or -errno, with a one-line message in (errbuf, errlen).
  */
 #ifndef XDPLANE_POLICY_H
 #define XDPLANE_POLICY_H
@@ -68,7 +72,9 @@ struct policy_gen {
  *  -ETIMEDOUT  a worker took neither within wait_ns: next stays live,
  *              *unused = NULL (keep the previous one until the workers
  *              stop).
- * Syscalls: write(2) on the workers' eventfds, nanosleep while waiting.
+ * Thread: the control thread only (one publication at a time).
+ * Syscalls: write(2) on the workers' eventfds, futex (liburcu's grace
+ * period: urcu_qsbr_synchronize_rcu), clock_nanosleep while waiting.
  */
 int policy_publish(struct policy_gen **live, struct worker *w, uint32_t n,
 		   struct policy_gen *next, uint64_t wait_ns,

@@ -48,6 +48,12 @@
  *
  * Init: rx_task_init() sets every field of the task (the caller's memory
  * may hold anything).
+ *
+ * Contracts (per function below): "Thread" says who may call it;
+ * "Syscalls" every system call it may issue ("allocates": malloc/free,
+ * which may add brk, mmap, munmap; the clock is the vDSO's, no syscall).
+ * Set-up means: by the control thread, before the worker that runs the
+ * task starts. Errors: 0 or -errno.
  */
 #ifndef XDPLANE_RX_TASK_H
 #define XDPLANE_RX_TASK_H
@@ -112,29 +118,40 @@ struct rx_task {
 	struct rx_counters ctr;
 };
 
+/* Thread: set-up. Syscalls: allocates (the frame pool); 0 or -ENOMEM. */
 int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
 		 const struct umem_area *umem, uint32_t part,
 		 const struct classifier *cls, struct handoff_ring *out,
 		 uint32_t batch, uint32_t max_len);
+/* Thread: the control thread, once the worker has stopped. Syscalls:
+ * allocates (free). */
 void rx_task_fini(struct rx_task *t);
+/* Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int rx_task_add_return(struct rx_task *t, struct return_ring *r);
-/* Post DCQCN feedback (CNPs, ACKs received here) to this ring too. */
+/* Post DCQCN feedback (CNPs, ACKs received here) to this ring too.
+ * Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int rx_task_add_feedback(struct rx_task *t, struct feedback_ring *r);
-/* The policy generation's DCQCN switches (worker, at a switch). */
+/* The policy generation's DCQCN switches. Thread: the worker, at a switch
+ * (worker_switch), or set-up. Syscalls: none. */
 void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol);
 
 /* Multi-buffer on (max_frags >= 2: frames per packet, at most) or off
- * (0). Set-up only, before the worker starts. */
+ * (0). Thread: set-up only. Syscalls: none. */
 void rx_task_set_multibuf(struct rx_task *t, uint32_t max_frags);
 
-/* Stock the fill ring from the pool (also used before the worker starts). */
+/* Stock the fill ring from the pool. Thread: the worker, or set-up (the
+ * first stocking). Syscalls: none (the ring is shared memory). */
 uint32_t rx_task_refill(struct rx_task *t);
 
-/* One pass: returns the number of frames and descriptors it moved. */
+/* One pass: returns the number of frames and descriptors it moved.
+ * Thread: the worker that runs the task. Syscalls: recvfrom(MSG_DONTWAIT)
+ * on the socket when the RX ring is empty and the fill ring asks for a
+ * wake-up (XDP_USE_NEED_WAKEUP); nothing else. */
 uint32_t rx_task_poll(struct rx_task *t);
 
 /* Census of a stopped task: its pool and a chain it was assembling
- * (rings are walked elsewhere). */
+ * (rings are walked elsewhere). Thread: the control thread, once the
+ * worker has stopped. Syscalls: none. */
 void rx_task_census(struct rx_task *t, struct umem_census *c);
 
 #endif

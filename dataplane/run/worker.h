@@ -46,6 +46,17 @@
  * written by the control thread (release) and read by the worker
  * (acquire); applied_gen, refused_gen and refused_err the other way
  * round.
+ *
+ * Contracts (per function below): "Thread" says who may call it;
+ * "Syscalls" every system call it may issue, liburcu's and the C
+ * library's included ("logs": ioctl(2, TCGETS) and write(2) of log.h).
+ * The worker thread itself issues, besides what its tasks do
+ * (rx_task_poll, egress_task_poll): ppoll on its sockets and wake_fd
+ * while it sleeps, read(2) on wake_fd, futex (liburcu's QSBR grace
+ * period wake-ups, thread registration), and the C library's own at
+ * thread start (rseq, set_robust_list, rt_sigprocmask, sched_setaffinity
+ * for the pin) and exit (madvise of its stack, exit). Errors: 0 or
+ * -errno.
  */
 #ifndef XDPLANE_WORKER_H
 #define XDPLANE_WORKER_H
@@ -94,17 +105,30 @@ struct worker {
 };
 
 /* live: where the gateway publishes its policy generation; the worker
- * starts on generation *live (already given to its tasks). */
+ * starts on generation *live (already given to its tasks).
+ * Thread: the control thread, at set-up. Syscalls: eventfd2. */
 int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
 		uint32_t shaper_spin_us, struct policy_gen **live);
+/* Thread: the control thread, before worker_start(). Syscalls: none.
+ * 0 or -ENOSPC. */
 int worker_add_rx(struct worker *w, struct rx_task *t);
 int worker_add_egress(struct worker *w, struct egress_task *t);
+/* Start the thread, pinned to cpu (>= 0). Thread: the control thread.
+ * Syscalls: mmap and mprotect (the stack), rt_sigprocmask, clone3
+ * (pthread_create), openat + write + close of /proc/self/task/TID/comm
+ * (the thread's name). 0 or -errno. */
 int worker_start(struct worker *w);
-/* Ask to stop and wait: in-flight frames get up to a second to leave. */
+/* Ask to stop and wait: in-flight frames get up to a second to leave.
+ * Thread: the control thread. Syscalls: write(2) on wake_fd, futex
+ * (pthread_join). */
 void worker_stop(struct worker *w);
+/* Thread: the control thread, after worker_stop(). Syscalls: close. */
 void worker_fini(struct worker *w);
-/* Wake a sleeping worker (it then looks for a new generation). */
+/* Wake a sleeping worker (it then looks for a new generation).
+ * Thread: any. Syscalls: write(2) on wake_fd. */
 void worker_wake(struct worker *w);
+/* The generation the worker runs, and the last one it refused.
+ * Thread: any (acquire loads). Syscalls: none. */
 static inline uint64_t worker_applied_gen(struct worker *w)
 {
 	return atomic_load_explicit(&w->applied_gen, memory_order_acquire);
@@ -117,7 +141,8 @@ static inline uint64_t worker_refused_gen(struct worker *w)
 /* Switch the worker's tasks to generation g, all or nothing (see above).
  * The worker's own thread only (or, before it starts, its creator).
  * Returns 0, or the -errno of the egress task that refused g (the worker
- * still runs its previous generation, refused_gen = g->gen). */
+ * still runs its previous generation, refused_gen = g->gen).
+ * Syscalls: none, but logs a refusal. */
 int worker_switch(struct worker *w, struct policy_gen *g);
 
 #endif

@@ -28,7 +28,15 @@
  * is loaded without the flag (which Linux < 5.18 refuses: the load fails
  * with EINVAL).
  *
- * Thread: control thread only (set-up and tear-down).
+ * Thread: control thread only (set-up, statistics, tear-down).
+ *
+ * Contracts (per function below): "Syscalls" lists every system call a
+ * function may issue, libbpf's included ("netlink": socket(AF_NETLINK,
+ * NETLINK_ROUTE), setsockopt(SOL_NETLINK, NETLINK_EXT_ACK), bind,
+ * getsockname, sendto, recvmsg, close; "logs": ioctl(2, TCGETS) and
+ * write(2) of log.h; "allocates": malloc/free, which may add brk, mmap,
+ * munmap). Errors: 0 or -errno, with a one-line message in (errbuf,
+ * errlen) where the function takes one.
  */
 #ifndef XDPLANE_STEER_PROG_H
 #define XDPLANE_STEER_PROG_H
@@ -60,21 +68,35 @@ enum steer_mode_req {
 
 /* Load the program for port `ifindex`, whose peer is `peer_ifindex`, and
  * attach it. errbuf receives a one-line reason on failure. Returns 0 or
- * -errno. */
+ * -errno (-EBUSY: a foreign program is attached).
+ * Syscalls: netlink (RTM_GETLINK query, RTM_SETLINK attach; a detach
+ * first when a stale program sits in the other mode),
+ * bpf(BPF_PROG_GET_FD_BY_ID, BPF_OBJ_GET_INFO_BY_FD) on an attached
+ * program, uname and
+ * faccessat(/proc/version_signature) (libbpf's kernel version),
+ * bpf(BPF_PROG_LOAD: feature probes and the program, BPF_BTF_LOAD,
+ * BPF_MAP_CREATE, BPF_MAP_UPDATE_ELEM), close; logs; allocates. */
 int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		 int peer_ifindex, enum steer_mode_req mode,
 		 uint32_t failure_mode, bool frags, char *errbuf,
 		 size_t errlen);
 
-/* Remove every socket from the XSKMAP: frames take the failure path. */
+/* Remove every socket from the XSKMAP: frames take the failure path.
+ * Syscalls: bpf(BPF_MAP_DELETE_ELEM), once per queue slot. */
 void steer_unbind_all(struct steer_prog *sp);
 
-/* Detach (only if the attached program is still ours) and close. */
+/* Detach (only if the attached program is still ours) and close.
+ * Syscalls: netlink (RTM_SETLINK with XDP_FLAGS_REPLACE), close of the
+ * program's and maps' fds; logs when the detach fails; allocates (free). */
 void steer_detach(struct steer_prog *sp);
 
-/* Sum of the per-CPU verdict counters. */
+/* Sum of the per-CPU verdict counters. 0, -EINVAL (not loaded) or
+ * -ENOMEM. Also while the workers run. Syscalls: bpf(BPF_MAP_LOOKUP_ELEM)
+ * per verdict; openat, read, close of /sys/devices/system/cpu/possible
+ * (libbpf, first call only); allocates. */
 int steer_read_verdicts(const struct steer_prog *sp, uint64_t out[STEER_V_MAX]);
 
+/* Names, for logs and statistics. Any thread; syscalls none. */
 const char *steer_mode_name(const struct steer_prog *sp);
 const char *steer_verdict_name(enum steer_verdict v);
 

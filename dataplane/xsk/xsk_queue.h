@@ -20,6 +20,14 @@
  * flags (libxdp binds the others with XDP_SHARED_UMEM alone); the kernel
  * records SG in the UMEM and every socket sharing it inherits it. A kernel
  * that does not know the flag refuses the bind with EINVAL.
+ *
+ * Contracts (per function below): "Thread" says who may call it,
+ * "Syscalls" every system call it may issue, libxdp's included
+ * ("allocates": malloc/free, which may add brk, mmap, munmap). Errors: 0
+ * or -errno (libxdp's, passed on); the caller writes the message, naming
+ * the port and queue. The rings themselves are driven by the RX and
+ * egress tasks with libxdp's inline ring helpers (no syscall) and the
+ * kicks their headers list (rx_task.h, egress.h).
  */
 #ifndef XDPLANE_XSK_QUEUE_H
 #define XDPLANE_XSK_QUEUE_H
@@ -51,22 +59,46 @@ struct xsk_umem_reg {
 	struct xsk_queue *first; /* whose fill/comp rings the UMEM made */
 };
 
+/* Register the area with the kernel; its fill and completion rings become
+ * first's. Thread: the control thread, at set-up. Syscalls:
+ * socket(AF_XDP, SOCK_RAW), setsockopt(SOL_XDP, XDP_UMEM_REG,
+ * XDP_UMEM_FILL_RING, XDP_UMEM_COMPLETION_RING), getsockopt(SOL_XDP,
+ * XDP_MMAP_OFFSETS), mmap(MAP_SHARED) of the two rings; munmap and close
+ * on failure; allocates. */
 int xsk_umem_reg_init(struct xsk_umem_reg *reg, struct umem_area *area,
 		      const struct xsk_ring_sizes *sz, struct xsk_queue *first);
+/* Unregister (after every socket is closed). Thread: the control thread.
+ * Syscalls: getsockopt(SOL_XDP, XDP_MMAP_OFFSETS), munmap, close;
+ * allocates (free). */
 void xsk_umem_reg_fini(struct xsk_umem_reg *reg);
 
 /* Create and bind a socket. zerocopy: 1 force, 0 copy only; sg:
- * XDP_USE_SG (multi-buffer). */
+ * XDP_USE_SG (multi-buffer). -EOPNOTSUPP (or -EINVAL on older kernels):
+ * the driver refuses zero-copy (the caller retries in copy mode).
+ * Thread: the control thread, at set-up, before the worker that will run
+ * the socket's tasks starts. Syscalls: socket(AF_XDP, SOCK_RAW) (every
+ * socket but the UMEM's first), socket(AF_UNIX) + ioctl(SIOCGIFINDEX) +
+ * close (if_nametoindex), getsockopt(SOL_SOCKET, SO_NETNS_COOKIE),
+ * setsockopt(SOL_XDP, XDP_RX_RING, XDP_TX_RING, and XDP_UMEM_FILL_RING,
+ * XDP_UMEM_COMPLETION_RING for a socket that is not the first),
+ * getsockopt(SOL_XDP, XDP_MMAP_OFFSETS), mmap(MAP_SHARED) of its rings,
+ * bind(AF_XDP); munmap and close on failure; allocates. */
 int xsk_queue_open(struct xsk_queue *q, struct xsk_umem_reg *reg,
 		   const char *ifname, uint32_t queue_id,
 		   const struct xsk_ring_sizes *sz, bool zerocopy, bool sg);
+/* Close (the worker running its tasks has stopped). Thread: the control
+ * thread. Syscalls: getsockopt(SOL_XDP, XDP_MMAP_OFFSETS), munmap,
+ * close; allocates (free). */
 void xsk_queue_close(struct xsk_queue *q);
 
-/* Kernel's per-socket statistics (XDP_STATISTICS). */
+/* Kernel's per-socket statistics (XDP_STATISTICS); -ENOTCONN when
+ * closed. Thread: any (the control thread, for statistics), also while
+ * the worker runs. Syscalls: getsockopt(SOL_XDP, XDP_STATISTICS). */
 int xsk_queue_stats(const struct xsk_queue *q, struct xdp_statistics *st);
 
 /* Census of a quiescent socket: report every address it holds in its
- * rings (entries between consumer and producer). */
+ * rings (entries between consumer and producer). Thread: the control
+ * thread, once the workers have stopped. Syscalls: none. */
 void xsk_queue_census(struct xsk_queue *q, struct umem_census *c);
 
 #endif

@@ -585,7 +585,7 @@ static void test_lookup(void **state)
  * (config_load() with check_system) accepts for user, group and
  * control.socket_group, privs_lookup() - and so privs_drop() and the
  * control socket's chown - accepts, and a number is that id; what one
- * refuses the other refuses with the same reason, config.c adding
+ * refuses the other refuses with the same reason, config_daemon.c adding
  * file:line:col: key.
  * A name, a numeric id with an entry, a numeric id without one (a uid
  * needs a passwd entry, a gid needs no group entry), an unknown name. */
@@ -673,7 +673,7 @@ static void test_lookup_agrees_with_config(void **state)
 				assert_int_equal(sgid, gid);
 			continue;
 		}
-		/* the same reason, config.c adding where (socket_group, on
+		/* the same reason, config_daemon.c adding where (socket_group, on
 		 * line 6, is checked before user and group) */
 		snprintf(want, sizeof(want), "t.yaml:%s: %s", cases[i].where,
 			 err);
