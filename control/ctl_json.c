@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ctl_json.h"
-#include "pkt_parse.h"
-#include "steer_prog.h"
-#include "tc_sched.h"
+#include "gw_counters.h"
 
 #define TEXT_MAX 512 /* bound for the snapshot's pointer-held strings */
 
@@ -79,153 +77,52 @@ json_t *ctl_json_text(const char *s, size_t max)
 	return json_stringn(buf, n);
 }
 
-static json_t *drops_json(const struct gw_port_stats *s)
+/* Row c of stats: an integer, an array by index or an object by element
+ * name, as its dim says (gw_counters.h). */
+static json_t *counter_json(const struct gw_counter *c, const void *stats)
 {
-	json_t *d = json_object();
-	int err = !d;
+	const struct gw_dim_info *d = gw_dim_info(c->dim);
+	json_t *o;
+	int err;
 
-	if (err)
-		return NULL;
-	err |= put(d, "handoff_full", u64(s->drop_handoff_full));
-	err |= put(d, "invalid_desc", u64(s->drop_invalid_desc));
-	err |= put(d, "multibuf", u64(s->drop_multibuf));
-	err |= put(d, "chain_long", u64(s->drop_chain_long));
-	err |= put(d, "chain_head", u64(s->drop_chain_head));
-	err |= put(d, "chain_room", u64(s->drop_chain_room));
-	err |= put(d, "chain_tx", u64(s->drop_chain_tx));
-	err |= put(d, "malformed", u64(s->drop_malformed));
-	err |= put(d, "port_down", u64(s->drop_port_down));
-	return finish(d, err);
-}
-
-static json_t *xsk_json(const struct xdp_statistics *x)
-{
-	json_t *o = json_object();
-	int err = !o;
-
-	if (err)
-		return NULL;
-	err |= put(o, "rx_dropped", u64(x->rx_dropped));
-	err |= put(o, "rx_invalid_descs", u64(x->rx_invalid_descs));
-	err |= put(o, "tx_invalid_descs", u64(x->tx_invalid_descs));
-	err |= put(o, "rx_ring_full", u64(x->rx_ring_full));
-	err |= put(o, "rx_fill_ring_empty_descs",
-		   u64(x->rx_fill_ring_empty_descs));
-	err |= put(o, "tx_ring_empty_descs", u64(x->tx_ring_empty_descs));
+	if (c->shape == GW_SHAPE_VALUE)
+		return u64(gw_counter_get(c, stats, 0));
+	o = c->shape == GW_SHAPE_ARRAY ? json_array() : json_object();
+	err = !o;
+	for (uint32_t i = d->first; !err && i < d->n; i++)
+		err |= c->shape == GW_SHAPE_ARRAY
+			       ? append(o, u64(gw_counter_get(c, stats, i)))
+			       : put(o, d->name(i),
+				     u64(gw_counter_get(c, stats, i)));
 	return finish(o, err);
 }
 
-static json_t *malformed_json(const struct gw_port_stats *s)
+/* The rows tab[0..n) of stats into o, each under its group ("": o
+ * itself), in the schema's order; a queue object (queue) has no PORT
+ * rows. */
+static int put_counters(json_t *o, const struct gw_counter *tab, size_t n,
+			const void *stats, bool queue)
 {
-	json_t *o = json_object();
-	int err = !o;
-
-	if (err)
-		return NULL;
-	for (int r = 1; r < PKT_MALFORMED_MAX; r++)
-		err |= put(o, pkt_malformed_name(r), u64(s->malformed[r]));
-	return finish(o, err);
-}
-
-static json_t *verdicts_json(const struct gw_port_stats *s)
-{
-	json_t *o = json_object();
-	int err = !o;
-
-	if (err)
-		return NULL;
-	for (int v = 0; v < STEER_V_MAX; v++)
-		err |= put(o, steer_verdict_name(v), u64(s->verdicts[v]));
-	return finish(o, err);
-}
-
-/* DCQCN counters of the flows leaving a port (gateway.h). */
-static json_t *dcqcn_json(const struct gw_dcqcn_stats *d)
-{
-	json_t *o = json_object();
-	int err = !o;
-
-	if (err)
-		return NULL;
-	err |= put(o, "cnps_seen", u64(d->cnps_seen));
-	err |= put(o, "cnps_absorbed", u64(d->cnps_absorbed));
-	err |= put(o, "acks_seen", u64(d->acks_seen));
-	err |= put(o, "feedback_full", u64(d->feedback_full));
-	err |= put(o, "fb_events", u64(d->fb_events));
-	err |= put(o, "cnps_sent", u64(d->np_cnps));
-	err |= put(o, "np_no_frame", u64(d->np_no_frame));
-	err |= put(o, "np_out_full", u64(d->np_out_full));
-	err |= put(o, "np_build_failed", u64(d->np_build_failed));
-	err |= put(o, "np_qpn_unknown", u64(d->np_qpn_unknown));
-	err |= put(o, "np_due_full", u64(d->np_due_full));
-	err |= put(o, "flows", u64(d->flows));
-	err |= put(o, "flows_created", u64(d->flows_created));
-	err |= put(o, "flows_expired", u64(d->flows_expired));
-	err |= put(o, "table_full", u64(d->table_full));
-	err |= put(o, "cnp_unmatched", u64(d->cnp_unmatched));
-	err |= put(o, "qpn_learned", u64(d->qpn_learned));
-	err |= put(o, "qpn_ambiguous", u64(d->qpn_ambiguous));
-	err |= put(o, "qpn_unmatched", u64(d->qpn_unmatched));
-	err |= put(o, "hints", u64(d->hints));
-	return finish(o, err);
-}
-
-/* 8 counters, one per 802.1p priority, as an array indexed by priority. */
-static json_t *prio_array(const uint64_t v[8])
-{
-	json_t *a = json_array();
-	int err = !a;
-
-	for (int p = 0; p < 8 && !err; p++)
-		err |= append(a, u64(v[p]));
-	return finish(a, err);
-}
-
-/* PFC of a port (gateway.h struct gw_pfc_stats); arrays by priority. */
-static json_t *pfc_json(const struct gw_pfc_stats *f)
-{
-	json_t *o = json_object();
-	int err = !o;
-
-	if (err)
-		return NULL;
-	err |= put(o, "rx_frames", u64(f->rx_frames));
-	err |= put(o, "mac_control_drops", u64(f->mac_control_drops));
-	err |= put(o, "pfc_rx", prio_array(f->rx));
-	err |= put(o, "pfc_rx_xon", prio_array(f->rx_xon));
-	err |= put(o, "pfc_tx_xoff", prio_array(f->tx_xoff));
-	err |= put(o, "pfc_tx_xon", prio_array(f->tx_xon));
-	err |= put(o, "paused_ns", prio_array(f->paused_ns));
-	err |= put(o, "watchdog_storms", prio_array(f->storms));
-	err |= put(o, "watchdog_drops", prio_array(f->watchdog_drops));
-	err |= put(o, "ignored", prio_array(f->ignored));
-	err |= put(o, "tx_no_frame", u64(f->tx_no_frame));
-	err |= put(o, "ctrl_sent", u64(f->ctrl_sent));
-	err |= put(o, "ctrl_ring_full", u64(f->ctrl_ring_full));
-	return finish(o, err);
-}
-
-/* The counters a port and a queue share (all but the XDP verdicts). */
-static int put_port_counters(json_t *o, const struct gw_port_stats *s)
-{
+	json_t *dst;
 	int err = 0;
 
-	err |= put(o, "rx_packets", u64(s->rx_packets));
-	err |= put(o, "rx_bytes", u64(s->rx_bytes));
-	err |= put(o, "tx_packets", u64(s->tx_packets));
-	err |= put(o, "tx_bytes", u64(s->tx_bytes));
-	err |= put(o, "tx_completed", u64(s->tx_completed));
-	err |= put(o, "tx_kicks", u64(s->tx_kicks));
-	err |= put(o, "tx_kick_errors", u64(s->tx_kick_errors));
-	err |= put(o, "foreign_frames", u64(s->foreign_frames));
-	err |= put(o, "fill_wakeups", u64(s->fill_wakeups));
-	err |= put(o, "rx_chains", u64(s->rx_chains));
-	err |= put(o, "tx_chains", u64(s->tx_chains));
-	err |= put(o, "drops", drops_json(s));
-	err |= put(o, "xsk", xsk_json(&s->xsk));
-	err |= put(o, "malformed", malformed_json(s));
-	err |= put(o, "dcqcn", dcqcn_json(&s->dcqcn));
-	err |= put(o, "pfc", pfc_json(&s->pfc));
+	for (size_t k = 0; k < n && !err; k++) {
+		const struct gw_counter *c = &tab[k];
+
+		if (queue && c->scope == GW_SCOPE_PORT_ONLY)
+			continue;
+		dst = o;
+		if (c->group[0]) {
+			dst = json_object_get(o, c->group);
+			if (!dst) {
+				dst = json_object();
+				err |= put(o, c->group, dst);
+				if (err)
+					break;
+			}
+		}
+		err |= put(dst, c->key, counter_json(c, stats));
+	}
 	return err;
 }
 
@@ -239,26 +136,18 @@ static json_t *queue_json(const struct snap_queue *q)
 	err |= put(o, "queue", json_integer(q->queue));
 	err |= put(o, "worker", index_or_null(q->worker));
 	err |= put(o, "cpu", index_or_null(q->cpu));
-	err |= put_port_counters(o, &q->s);
+	err |= put_counters(o, gw_port_counters, gw_n_port_counters, &q->s,
+			    true);
 	return finish(o, err);
 }
 
 static json_t *class_json(const struct snap_class *c)
 {
-	const struct gw_class_stats *s = &c->s;
-	json_t *o = json_object(), *d = json_object(), *h = json_array();
-	int err = !o || !d || !h;
+	json_t *o = json_object();
+	int err = !o;
 
-	if (err) {
-		json_decref(o);
-		json_decref(d);
-		json_decref(h);
+	if (err)
 		return NULL;
-	}
-	for (int r = 1; r < SCHED_DROP_REASONS; r++)
-		err |= put(d, sched_drop_name(r), u64(s->drops[r]));
-	for (int b = 0; b < SCHED_HIST_BUCKETS; b++)
-		err |= append(h, u64(s->sojourn[b]));
 	err |= put(o, "name", ctl_json_text(c->name, sizeof(c->name)));
 	err |= put(o, "level", json_integer(c->level));
 	err |= put(o, "quantum", json_integer(c->quantum));
@@ -269,15 +158,9 @@ static json_t *class_json(const struct snap_class *c)
 	err |= put(o, "ecn", json_boolean(c->ecn));
 	err |= put(o, "lossless", json_boolean(c->lossless));
 	err |= put(o, "pcp", index_or_null(c->pcp));
-	err |= put(o, "enq_packets", u64(s->enq_packets));
-	err |= put(o, "enq_bytes", u64(s->enq_bytes));
-	err |= put(o, "sent_packets", u64(s->sent_packets));
-	err |= put(o, "sent_bytes", u64(s->sent_bytes));
-	err |= put(o, "ecn_marks", u64(s->ecn_marks));
-	err |= put(o, "depth_packets", u64(s->depth_packets));
-	err |= put(o, "depth_bytes", u64(s->depth_bytes));
-	err |= put(o, "drops", d);
-	err |= put(o, "sojourn_log2_us", h);
+	if (!err)
+		err |= put_counters(o, gw_class_counters, gw_n_class_counters,
+				    &c->s, false);
 	return finish(o, err);
 }
 
@@ -316,8 +199,8 @@ json_t *ctl_json_port(const struct snap_port *p)
 	err |= put(o, "name", ctl_json_text(p->ifname, sizeof(p->ifname)));
 	err |= put(o, "rate_bps", u64(p->rate_bps));
 	err |= put(o, "mtu", json_integer(p->mtu));
-	err |= put_port_counters(o, &p->s);
-	err |= put(o, "xdp", verdicts_json(&p->s));
+	err |= put_counters(o, gw_port_counters, gw_n_port_counters, &p->s,
+			    false);
 	err |= put(o, "queues", qs);
 	err |= put(o, "classes", classes_array(p));
 	return finish(o, err);

@@ -6,6 +6,13 @@
  * never the gateway, and return a new jansson value (the caller owns the
  * reference), or NULL when out of memory.
  *
+ * Every counter below is a row of the gateway's counter schema
+ * (dataplane/run/gw_counters.def: its group and key), written by one loop
+ * over the rows in their order; the same rows make the /metrics families
+ * (metrics.h) and the CLI's columns, and tests/unit/test_counters.c
+ * checks that the objects hold the rows and nothing else besides the
+ * settings named here.
+ *
  * Port object (ctl_json_port):
  *   {"name","rate_bps","mtu","rx_packets","rx_bytes","tx_packets",
  *    "tx_bytes","tx_completed","tx_kicks","tx_kick_errors",
@@ -26,9 +33,9 @@
  * Class object:
  *   {"name","level","quantum","ceil_bps","min_bps","limit_bytes",
  *    "limit_packets","ecn","lossless","pcp" (null: none),"enq_packets",
- *    "enq_bytes","sent_packets","sent_bytes","ecn_marks","depth_packets",
+ *    "enq_bytes","sent_packets","sent_bytes","depth_packets",
  *    "depth_bytes","drops":{<sched_drop_name() of each reason>:count...},
- *    "sojourn_log2_us":[SCHED_HIST_BUCKETS counts]}
+ *    "ecn_marks","sojourn_log2_us":[SCHED_HIST_BUCKETS counts]}
  *
  * Invariants: counters are JSON integers, exact up to 2^63 - 1 (larger
  * values, which no counter reaches, saturate there); "worker" and "cpu" are

@@ -4,9 +4,13 @@
  * set, naming rules and special values are documented in metrics.h.
  *
  * Structure: one function per group of families (process, config, port,
- * queue, class, histogram); each family is written by one loop so its
- * samples stay contiguous. Per-queue and per-class counters come from
- * tables of (name, help, field offset) so a new counter is one table line.
+ * queue, class); each family is written by one loop so its samples stay
+ * contiguous. Every counter of a port, queue, class and XDP verdict is a
+ * row of the gateway's counter schema (gw_counters.def, as data in
+ * gw_port_counters[] and gw_class_counters[]): its family, type, HELP,
+ * labels and unit come from the row, so a new counter is one row there.
+ * What is written by hand here is what is not a counter: the process,
+ * the configuration, the *_info gauges, the class settings.
  *
  * Output errors are not checked per line: the stream's error flag is
  * sticky, metrics_render() checks it once at the end.
@@ -19,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include "gw_counters.h"
 #include "metrics.h"
 #include "snapshot.h"
-#include "steer_prog.h"
 
 /* Longest label set of any family (port, queue, reason / le ...). */
 #define MAX_LABELS 4
@@ -278,153 +282,7 @@ static void render_ports(FILE *out, const struct stats_snapshot *s)
 		sample_rate(out, "xdplane_port_rate_bytes_per_second", l, 1,
 			    s->ports[p].rate_bps, 1);
 	}
-
-	family(out, "xdplane_xdp_verdicts_total", "counter",
-	       "Frames seen by the XDP steering program, by verdict.");
-	for (int p = 0; p < GW_PORTS; p++) {
-		for (int v = 0; v < STEER_V_MAX; v++) {
-			l[0] = LABEL_ARRAY("port", s->ports[p].ifname);
-			l[1] = LABEL("verdict", steer_verdict_name(v));
-			sample_u64(out, "xdplane_xdp_verdicts_total", l, 2,
-				   s->ports[p].s.verdicts[v]);
-		}
-	}
 }
-
-/* One u64 of struct gw_port_stats, one sample per (port, queue). */
-struct queue_counter {
-	const char *name;
-	const char *help;
-	size_t offset;
-};
-
-#define QC(n, h, field)                                                        \
-	{                                                                      \
-		n, h, offsetof(struct gw_port_stats, field)                    \
-	}
-
-static const struct queue_counter queue_counters[] = {
-	QC("xdplane_rx_packets_total",
-	   "Frames received from the AF_XDP socket of the queue.", rx_packets),
-	QC("xdplane_rx_bytes_total",
-	   "Bytes of the frames received from the AF_XDP socket of the queue.",
-	   rx_bytes),
-	QC("xdplane_tx_packets_total",
-	   "Packets placed on the TX ring of the queue (submitted to the "
-	   "kernel).",
-	   tx_packets),
-	QC("xdplane_tx_bytes_total",
-	   "Bytes of the packets placed on the TX ring of the queue.",
-	   tx_bytes),
-	QC("xdplane_tx_completed_total",
-	   "TX descriptors of the queue the kernel reported sent "
-	   "(completed): one per UMEM frame, so a multi-buffer packet "
-	   "counts each of its frames, and the gateway's PFC frames count "
-	   "too.",
-	   tx_completed),
-	QC("xdplane_tx_kicks_total",
-	   "sendto() calls that asked the driver to transmit.", tx_kicks),
-	QC("xdplane_tx_kick_errors_total",
-	   "TX kicks that failed with an error other than \"try again\".",
-	   tx_kick_errors),
-	QC("xdplane_fill_wakeups_total",
-	   "recvfrom() calls that woke the driver to refill its fill ring.",
-	   fill_wakeups),
-	QC("xdplane_rx_chains_total",
-	   "Multi-buffer packets (chains of UMEM frames) received on the "
-	   "queue.",
-	   rx_chains),
-	QC("xdplane_tx_chains_total",
-	   "Multi-buffer packets (chains of UMEM frames) transmitted on the "
-	   "queue.",
-	   tx_chains),
-	QC("xdplane_foreign_frames_total",
-	   "Completed frames with no owner; nonzero means a bug.",
-	   foreign_frames),
-	QC("xdplane_xsk_rx_dropped_total",
-	   "AF_XDP socket statistic rx_dropped: frames the kernel dropped.",
-	   xsk.rx_dropped),
-	QC("xdplane_xsk_rx_ring_full_total",
-	   "AF_XDP socket statistic rx_ring_full: drops on a full RX ring.",
-	   xsk.rx_ring_full),
-	QC("xdplane_xsk_fill_ring_empty_total",
-	   "AF_XDP socket statistic rx_fill_ring_empty_descs: fill ring found "
-	   "empty.",
-	   xsk.rx_fill_ring_empty_descs),
-	QC("xdplane_xsk_tx_ring_empty_total",
-	   "AF_XDP socket statistic tx_ring_empty_descs: TX ring found empty.",
-	   xsk.tx_ring_empty_descs),
-	QC("xdplane_dcqcn_cnps_received_total",
-	   "RoCEv2 CNPs received on the queue (they concern the DCQCN flows "
-	   "leaving the port).",
-	   dcqcn.cnps_seen),
-	QC("xdplane_dcqcn_cnps_absorbed_total",
-	   "Received CNPs dropped after the gateway reacted (cnp: absorb).",
-	   dcqcn.cnps_absorbed),
-	QC("xdplane_dcqcn_acks_received_total",
-	   "RC ACKs received on the queue (they teach senders' QPNs).",
-	   dcqcn.acks_seen),
-	QC("xdplane_dcqcn_feedback_lost_total",
-	   "CNP/ACK events lost on the way to an egress task (ring full).",
-	   dcqcn.feedback_full),
-	QC("xdplane_dcqcn_cnps_generated_total",
-	   "CNPs the gateway built for the senders of flows leaving the port "
-	   "(notification point).",
-	   dcqcn.np_cnps),
-	QC("xdplane_dcqcn_np_qpn_unknown_total",
-	   "CNPs due but not sent: the sender's QPN is not learned yet.",
-	   dcqcn.np_qpn_unknown),
-	QC("xdplane_dcqcn_np_no_frame_total",
-	   "CNPs due but not sent: no free frame to build one in.",
-	   dcqcn.np_no_frame),
-	QC("xdplane_dcqcn_np_ring_full_total",
-	   "CNPs built but not sent: the other port's ring was full.",
-	   dcqcn.np_out_full),
-	QC("xdplane_dcqcn_np_build_failed_total",
-	   "CNPs due but not sent: the frame could not be built or parsed "
-	   "(a bug if ever non-zero).",
-	   dcqcn.np_build_failed),
-	QC("xdplane_dcqcn_flows_created_total",
-	   "DCQCN flows created on the queue.", dcqcn.flows_created),
-	QC("xdplane_dcqcn_flows_expired_total",
-	   "DCQCN flows removed after flow_idle.", dcqcn.flows_expired),
-	QC("xdplane_dcqcn_flow_table_full_total",
-	   "Frames of new flows refused: the flow table was full.",
-	   dcqcn.table_full),
-	QC("xdplane_dcqcn_cnps_unmatched_total",
-	   "Received CNPs that matched no flow.", dcqcn.cnp_unmatched),
-	QC("xdplane_dcqcn_qpn_learned_total",
-	   "Senders' QPNs learned from ACKs (PSN matched one flow).",
-	   dcqcn.qpn_learned),
-	QC("xdplane_dcqcn_qpn_ambiguous_total",
-	   "ACKs whose PSN matched several flows: nothing learned.",
-	   dcqcn.qpn_ambiguous),
-	QC("xdplane_dcqcn_hints_total",
-	   "External congestion hints taken, per DCQCN class.", dcqcn.hints),
-};
-
-/* A labelled family of (port, queue, key=value) counters. */
-struct queue_variant {
-	const char *value;
-	size_t offset;
-};
-
-static const struct queue_variant port_drop_reasons[] = {
-	{"handoff_full", offsetof(struct gw_port_stats, drop_handoff_full)},
-	{"invalid_desc", offsetof(struct gw_port_stats, drop_invalid_desc)},
-	{"multibuf", offsetof(struct gw_port_stats, drop_multibuf)},
-	{"chain_long", offsetof(struct gw_port_stats, drop_chain_long)},
-	{"chain_head", offsetof(struct gw_port_stats, drop_chain_head)},
-	{"chain_room", offsetof(struct gw_port_stats, drop_chain_room)},
-	{"chain_tx", offsetof(struct gw_port_stats, drop_chain_tx)},
-	{"malformed", offsetof(struct gw_port_stats, drop_malformed)},
-	{"port_down", offsetof(struct gw_port_stats, drop_port_down)},
-};
-
-static const struct queue_variant xsk_invalid_directions[] = {
-	{"rx", offsetof(struct gw_port_stats, xsk.rx_invalid_descs)},
-	{"tx", offsetof(struct gw_port_stats, xsk.tx_invalid_descs)},
-};
 
 static void queue_labels(struct label *l, char *qbuf, size_t qsize,
 			 const struct snap_port *port, uint32_t i)
@@ -434,112 +292,72 @@ static void queue_labels(struct label *l, char *qbuf, size_t qsize,
 	l[1] = LABEL("queue", qbuf);
 }
 
-static void render_queue_variants(FILE *out, const struct stats_snapshot *s,
-				  const char *name, const char *help,
-				  const char *key,
-				  const struct queue_variant *v, size_t nv)
+static const char *type_name(enum gw_type t)
 {
-	struct label l[3];
-	char qbuf[16];
+	return t == GW_TYPE_GAUGE	? "gauge"
+	       : t == GW_TYPE_HISTOGRAM ? "histogram"
+					: "counter";
+}
 
-	family(out, name, "counter", help);
-	for (int p = 0; p < GW_PORTS; p++) {
-		const struct snap_port *port = &s->ports[p];
+/* The samples of row c of stats, after the n labels l[] (room for two
+ * more): one per element of its dim, with the row's own label or the
+ * dim's; nanoseconds in seconds. */
+static void render_row(FILE *out, const struct gw_counter *c, const void *stats,
+		       struct label *l, size_t n)
+{
+	const struct gw_dim_info *d = gw_dim_info(c->dim);
 
-		for (uint32_t i = 0; i < port_queues(port); i++) {
-			queue_labels(l, qbuf, sizeof(qbuf), port, i);
-			for (size_t k = 0; k < nv; k++) {
-				l[2] = LABEL(key, v[k].value);
-				sample_u64(
-					out, name, l, 3,
-					field_u64(&port->q[i].s, v[k].offset));
-			}
-		}
+	if (c->label.key)
+		l[n++] = LABEL(c->label.key, c->label.value);
+	for (uint32_t i = d->first; i < d->n; i++) {
+		uint64_t v = gw_counter_get(c, stats, i);
+
+		if (d->label)
+			l[n] = LABEL(d->label, d->name(i));
+		if (c->unit == GW_UNIT_NS)
+			sample_double(out, c->prom, l, n + !!d->label,
+				      (double)v * 1e-9);
+		else
+			sample_u64(out, c->prom, l, n + !!d->label, v);
 	}
 }
 
-/* PFC (IEEE 802.1Qbb) of each port, per 802.1p priority (gateway.h
- * struct gw_pfc_stats): received on the port, sent out of it. */
-struct pfc_family {
-	const char *name, *help;
-	size_t offset; /* of a uint64_t[8] in struct gw_pfc_stats */
-	double scale;
-};
-
-#define PF(n, h, field, scale)                                                 \
-	{                                                                      \
-		n, h, offsetof(struct gw_pfc_stats, field), scale              \
-	}
-
-static const struct pfc_family pfc_families[] = {
-	PF("xdplane_pfc_rx_total",
-	   "PFC frames received on the port that name the priority.", rx, 0),
-	PF("xdplane_pfc_rx_xon_total",
-	   "PFC frames received on the port with time 0 (XON) for the "
-	   "priority.",
-	   rx_xon, 0),
-	PF("xdplane_pfc_tx_xoff_total",
-	   "PFC XOFF frames sent out of the port for the priority (its "
-	   "lossless queue crossed xoff).",
-	   tx_xoff, 0),
-	PF("xdplane_pfc_tx_xon_total",
-	   "PFC XON frames (time 0) sent out of the port for the priority.",
-	   tx_xon, 0),
-	PF("xdplane_pfc_paused_seconds_total",
-	   "Time the port's egress held the priority's classes paused by PFC.",
-	   paused_ns, 1e-9),
-	PF("xdplane_pfc_watchdog_storms_total",
-	   "PFC pause storms: the priority paused longer than pfc.watchdog.",
-	   storms, 0),
-	PF("xdplane_pfc_watchdog_drops_total",
-	   "Frames of the priority's classes dropped by the PFC watchdog.",
-	   watchdog_drops, 0),
-	PF("xdplane_pfc_ignored_total",
-	   "PFC frames for the priority ignored after a storm "
-	   "(pfc.watchdog_restore).",
-	   ignored, 0),
-};
-
-static void render_pfc(FILE *out, const struct stats_snapshot *s)
+/* Rows tab[k..) of one family: how many there are. */
+static size_t family_rows(const struct gw_counter *tab, size_t n, size_t k)
 {
-	static const char *const prio[8] = {"0", "1", "2", "3",
-					    "4", "5", "6", "7"};
-	struct label l[2];
+	size_t end = k + 1;
 
-	family(out, "xdplane_pfc_frames_received_total", "counter",
-	       "Valid PFC frames received on the port (never forwarded).");
-	for (int p = 0; p < GW_PORTS; p++) {
-		l[0] = LABEL_ARRAY("port", s->ports[p].ifname);
-		sample_u64(out, "xdplane_pfc_frames_received_total", l, 1,
-			   s->ports[p].s.pfc.rx_frames);
-	}
-	family(out, "xdplane_mac_control_dropped_total", "counter",
-	       "MAC control frames (EtherType 0x8808) other than valid PFC "
-	       "received on the port: dropped.");
-	for (int p = 0; p < GW_PORTS; p++) {
-		l[0] = LABEL_ARRAY("port", s->ports[p].ifname);
-		sample_u64(out, "xdplane_mac_control_dropped_total", l, 1,
-			   s->ports[p].s.pfc.mac_control_drops);
-	}
-	for (size_t f = 0; f < sizeof(pfc_families) / sizeof(*pfc_families);
-	     f++) {
-		const struct pfc_family *pf = &pfc_families[f];
+	while (end < n && !strcmp(tab[end].prom, tab[k].prom))
+		end++;
+	return end - k;
+}
 
-		family(out, pf->name, "counter", pf->help);
+/* Every row of gw_port_counters (gw_counters.def), family by family:
+ * QUEUE rows per (port, queue), the others per port. */
+static void render_port_counters(FILE *out, const struct stats_snapshot *s)
+{
+	const struct gw_counter *tab = gw_port_counters;
+	struct label l[MAX_LABELS];
+	char qbuf[16];
+
+	for (size_t k = 0, nr; k < gw_n_port_counters; k += nr) {
+		nr = family_rows(tab, gw_n_port_counters, k);
+		family(out, tab[k].prom, type_name(tab[k].type), tab[k].help);
 		for (int p = 0; p < GW_PORTS; p++) {
-			const uint64_t *v =
-				(const uint64_t *)((const char *)&s->ports[p]
-							   .s.pfc +
-						   pf->offset);
+			const struct snap_port *port = &s->ports[p];
 
-			for (int k = 0; k < 8; k++) {
-				l[0] = LABEL_ARRAY("port", s->ports[p].ifname);
-				l[1] = LABEL("priority", prio[k]);
-				if (pf->scale)
-					sample_double(out, pf->name, l, 2,
-						      (double)v[k] * pf->scale);
-				else
-					sample_u64(out, pf->name, l, 2, v[k]);
+			l[0] = LABEL_ARRAY("port", port->ifname);
+			if (tab[k].scope != GW_SCOPE_QUEUE) {
+				for (size_t r = k; r < k + nr; r++)
+					render_row(out, &tab[r], &port->s, l,
+						   1);
+				continue;
+			}
+			for (uint32_t i = 0; i < port_queues(port); i++) {
+				queue_labels(l, qbuf, sizeof(qbuf), port, i);
+				for (size_t r = k; r < k + nr; r++)
+					render_row(out, &tab[r], &port->q[i].s,
+						   l, 2);
 			}
 		}
 	}
@@ -570,98 +388,35 @@ static void render_queues(FILE *out, const struct stats_snapshot *s)
 			sample_u64(out, "xdplane_queue_info", l, 4, 1);
 		}
 	}
-
-	for (size_t c = 0; c < sizeof(queue_counters) / sizeof(*queue_counters);
-	     c++) {
-		const struct queue_counter *qc = &queue_counters[c];
-
-		family(out, qc->name, "counter", qc->help);
-		for (int p = 0; p < GW_PORTS; p++) {
-			const struct snap_port *port = &s->ports[p];
-
-			for (uint32_t i = 0; i < port_queues(port); i++) {
-				queue_labels(l, qbuf, sizeof(qbuf), port, i);
-				sample_u64(
-					out, qc->name, l, 2,
-					field_u64(&port->q[i].s, qc->offset));
-			}
-		}
-	}
-
-	render_queue_variants(
-		out, s, "xdplane_drops_total",
-		"Frames dropped by the RX path, by reason (malformed: "
-		"malformed frames the policy drops; port_down: frames to "
-		"leave the port while its interface was gone).",
-		"reason", port_drop_reasons,
-		sizeof(port_drop_reasons) / sizeof(*port_drop_reasons));
-	render_queue_variants(out, s, "xdplane_xsk_invalid_descs_total",
-			      "AF_XDP socket statistics rx_invalid_descs and "
-			      "tx_invalid_descs.",
-			      "direction", xsk_invalid_directions,
-			      sizeof(xsk_invalid_directions) /
-				      sizeof(*xsk_invalid_directions));
-
-	family(out, "xdplane_malformed_packets_total", "counter",
-	       "Frames the parser found malformed, by reason, whether or not "
-	       "the policy drops them.");
-	for (int p = 0; p < GW_PORTS; p++) {
-		const struct snap_port *port = &s->ports[p];
-
-		for (uint32_t i = 0; i < port_queues(port); i++) {
-			queue_labels(l, qbuf, sizeof(qbuf), port, i);
-			for (int r = PKT_OK + 1; r < PKT_MALFORMED_MAX; r++) {
-				l[2] = LABEL("reason", pkt_malformed_name(r));
-				sample_u64(out,
-					   "xdplane_malformed_packets_total", l,
-					   3, port->q[i].s.malformed[r]);
-			}
-		}
-	}
 }
 
-/* Per (egress port, class) values. */
+/* Per (egress port, class) settings; the class counters are rows of
+ * gw_class_counters. */
 struct class_value {
 	const char *name;
-	const char *type;
 	const char *help;
 	size_t offset; /* into struct snap_class */
-	enum { CV_U64, CV_U32, CV_RATE_OR_INF, CV_RATE } kind;
+	enum { CV_U32, CV_RATE_OR_INF, CV_RATE } kind;
 };
 
-#define CV(n, t, h, field, k)                                                  \
+#define CV(n, h, field, k)                                                     \
 	{                                                                      \
-		n, t, h, offsetof(struct snap_class, field), k                 \
+		n, h, offsetof(struct snap_class, field), k                    \
 	}
 
 static const struct class_value class_values[] = {
-	CV("xdplane_class_quantum_bytes", "gauge",
+	CV("xdplane_class_quantum_bytes",
 	   "DWRR quantum of the class inside its level.", quantum, CV_U32),
-	CV("xdplane_class_limit_bytes", "gauge",
-	   "Queue limit of the class in bytes.", limit_bytes, CV_U32),
-	CV("xdplane_class_limit_packets", "gauge",
+	CV("xdplane_class_limit_bytes", "Queue limit of the class in bytes.",
+	   limit_bytes, CV_U32),
+	CV("xdplane_class_limit_packets",
 	   "Queue limit of the class in packets.", limit_packets, CV_U32),
-	CV("xdplane_class_ceil_bytes_per_second", "gauge",
+	CV("xdplane_class_ceil_bytes_per_second",
 	   "Effective ceiling of the class; +Inf when it has none.", ceil_bps,
 	   CV_RATE_OR_INF),
-	CV("xdplane_class_min_bytes_per_second", "gauge",
+	CV("xdplane_class_min_bytes_per_second",
 	   "Effective guaranteed minimum of the class; 0 when it has none.",
 	   min_bps, CV_RATE),
-	CV("xdplane_class_enqueued_packets_total", "counter",
-	   "Frames queued in the class.", s.enq_packets, CV_U64),
-	CV("xdplane_class_enqueued_bytes_total", "counter",
-	   "Bytes of the frames queued in the class.", s.enq_bytes, CV_U64),
-	CV("xdplane_class_sent_packets_total", "counter",
-	   "Frames the class handed to the TX ring.", s.sent_packets, CV_U64),
-	CV("xdplane_class_sent_bytes_total", "counter",
-	   "Bytes of the frames the class handed to the TX ring.", s.sent_bytes,
-	   CV_U64),
-	CV("xdplane_class_ecn_marked_total", "counter",
-	   "Frames the scheduler marked CE (ECT to CE).", s.ecn_marks, CV_U64),
-	CV("xdplane_class_queue_packets", "gauge",
-	   "Frames queued in the class now.", s.depth_packets, CV_U64),
-	CV("xdplane_class_queue_bytes", "gauge",
-	   "Bytes queued in the class now.", s.depth_bytes, CV_U64),
 };
 
 static void class_labels(struct label *l, const struct snap_port *port,
@@ -677,26 +432,65 @@ static void render_class_value(FILE *out, const struct class_value *cv,
 {
 	uint32_t v32;
 
-	switch (cv->kind) {
-	case CV_U32:
+	if (cv->kind == CV_U32) {
 		memcpy(&v32, (const char *)c + cv->offset, sizeof(v32));
 		sample_u64(out, cv->name, l, 2, v32);
-		break;
-	case CV_RATE_OR_INF:
-	case CV_RATE:
+	} else {
 		sample_rate(out, cv->name, l, 2, field_u64(c, cv->offset),
 			    cv->kind == CV_RATE_OR_INF);
-		break;
-	case CV_U64:
-	default:
-		sample_u64(out, cv->name, l, 2, field_u64(c, cv->offset));
-		break;
 	}
+}
+
+static uint64_t add_saturating(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Midpoint of sojourn bucket k in seconds (the open bucket: its bound). */
+static double sojourn_bucket_mid_seconds(unsigned int k)
+{
+	if (k == 0)
+		return 0.5e-6;
+	if (k == SCHED_HIST_BUCKETS - 1)
+		return ldexp(1.0, (int)k - 1) * 1e-6;
+	return 1.5 * ldexp(1.0, (int)k - 1) * 1e-6;
+}
+
+/* A HISTOGRAM row (the scheduler's log2 sojourn buckets, metrics.h) of
+ * one class: cumulative _bucket samples, _sum, _count. */
+static void render_sojourn(FILE *out, const struct gw_counter *row,
+			   const struct snap_port *port,
+			   const struct snap_class *c)
+{
+	char bucket[128], sum_name[128], count[128], le[40];
+	struct label l[3];
+	uint64_t cumulative = 0, h;
+	double sum = 0;
+
+	snprintf(bucket, sizeof(bucket), "%s_bucket", row->prom);
+	snprintf(sum_name, sizeof(sum_name), "%s_sum", row->prom);
+	snprintf(count, sizeof(count), "%s_count", row->prom);
+	class_labels(l, port, c);
+	for (unsigned int k = 0; k < SCHED_HIST_BUCKETS; k++) {
+		h = gw_counter_get(row, &c->s, k);
+		cumulative = add_saturating(cumulative, h);
+		sum += (double)h * sojourn_bucket_mid_seconds(k);
+		if (k == SCHED_HIST_BUCKETS - 1)
+			break;
+		format_double(le, sizeof(le), ldexp(1.0, (int)k) * 1e-6);
+		l[2] = LABEL("le", le);
+		sample_u64(out, bucket, l, 3, cumulative);
+	}
+	l[2] = LABEL("le", "+Inf");
+	sample_u64(out, bucket, l, 3, cumulative);
+	sample_double(out, sum_name, l, 2, sum);
+	sample_u64(out, count, l, 2, cumulative);
 }
 
 static void render_classes(FILE *out, const struct stats_snapshot *s)
 {
-	struct label l[4];
+	const struct gw_counter *tab = gw_class_counters;
+	struct label l[MAX_LABELS];
 	char level[16];
 
 	family(out, "xdplane_class_info", "gauge",
@@ -718,7 +512,7 @@ static void render_classes(FILE *out, const struct stats_snapshot *s)
 
 	for (size_t v = 0; v < sizeof(class_values) / sizeof(*class_values);
 	     v++) {
-		family(out, class_values[v].name, class_values[v].type,
+		family(out, class_values[v].name, "gauge",
 		       class_values[v].help);
 		for (int p = 0; p < GW_PORTS; p++) {
 			const struct snap_port *port = &s->ports[p];
@@ -731,76 +525,26 @@ static void render_classes(FILE *out, const struct stats_snapshot *s)
 		}
 	}
 
-	family(out, "xdplane_class_drops_total", "counter",
-	       "Frames the egress scheduler dropped, by reason.");
-	for (int p = 0; p < GW_PORTS; p++) {
-		const struct snap_port *port = &s->ports[p];
+	/* the class counters (gw_counters.def), family by family */
+	for (size_t k = 0, nr; k < gw_n_class_counters; k += nr) {
+		nr = family_rows(tab, gw_n_class_counters, k);
+		family(out, tab[k].prom, type_name(tab[k].type), tab[k].help);
+		for (int p = 0; p < GW_PORTS; p++) {
+			const struct snap_port *port = &s->ports[p];
 
-		for (uint32_t k = 0; k < port_classes(port); k++) {
-			class_labels(l, port, &port->cls[k]);
-			for (int r = SCHED_QUEUED + 1; r < SCHED_DROP_REASONS;
-			     r++) {
-				l[2] = LABEL("reason", sched_drop_name(r));
-				sample_u64(out, "xdplane_class_drops_total", l,
-					   3, port->cls[k].s.drops[r]);
+			for (uint32_t c = 0; c < port_classes(port); c++) {
+				const struct snap_class *cl = &port->cls[c];
+
+				class_labels(l, port, cl);
+				for (size_t r = k; r < k + nr; r++)
+					if (tab[r].type == GW_TYPE_HISTOGRAM)
+						render_sojourn(out, &tab[r],
+							       port, cl);
+					else
+						render_row(out, &tab[r], &cl->s,
+							   l, 2);
 			}
 		}
-	}
-}
-
-static uint64_t add_saturating(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* Midpoint of sojourn bucket k in seconds (the open bucket: its bound). */
-static double sojourn_bucket_mid_seconds(unsigned int k)
-{
-	if (k == 0)
-		return 0.5e-6;
-	if (k == SCHED_HIST_BUCKETS - 1)
-		return ldexp(1.0, (int)k - 1) * 1e-6;
-	return 1.5 * ldexp(1.0, (int)k - 1) * 1e-6;
-}
-
-static void render_sojourn(FILE *out, const struct snap_port *port,
-			   const struct snap_class *c)
-{
-	const uint64_t *h = c->s.sojourn;
-	struct label l[3];
-	uint64_t cumulative = 0;
-	double sum = 0;
-	char le[40];
-
-	class_labels(l, port, c);
-	for (unsigned int k = 0; k < SCHED_HIST_BUCKETS; k++) {
-		cumulative = add_saturating(cumulative, h[k]);
-		sum += (double)h[k] * sojourn_bucket_mid_seconds(k);
-		if (k == SCHED_HIST_BUCKETS - 1)
-			break;
-		format_double(le, sizeof(le), ldexp(1.0, (int)k) * 1e-6);
-		l[2] = LABEL("le", le);
-		sample_u64(out, "xdplane_class_sojourn_seconds_bucket", l, 3,
-			   cumulative);
-	}
-	l[2] = LABEL("le", "+Inf");
-	sample_u64(out, "xdplane_class_sojourn_seconds_bucket", l, 3,
-		   cumulative);
-	sample_double(out, "xdplane_class_sojourn_seconds_sum", l, 2, sum);
-	sample_u64(out, "xdplane_class_sojourn_seconds_count", l, 2,
-		   cumulative);
-}
-
-static void render_sojourn_histograms(FILE *out, const struct stats_snapshot *s)
-{
-	family(out, "xdplane_class_sojourn_seconds", "histogram",
-	       "Time frames waited in the class queue (log2 buckets; _sum is "
-	       "estimated from bucket midpoints).");
-	for (int p = 0; p < GW_PORTS; p++) {
-		const struct snap_port *port = &s->ports[p];
-
-		for (uint32_t k = 0; k < port_classes(port); k++)
-			render_sojourn(out, port, &port->cls[k]);
 	}
 }
 
@@ -812,9 +556,8 @@ int metrics_render(const struct stats_snapshot *s, FILE *out)
 	render_config(out, &s->reload);
 	render_ports(out, s);
 	render_queues(out, s);
-	render_pfc(out, s);
+	render_port_counters(out, s);
 	render_classes(out, s);
-	render_sojourn_histograms(out, s);
 	if (fflush(out) == EOF || ferror(out))
 		return -EIO;
 	return 0;

@@ -17,15 +17,20 @@
  *
  * Labels (bounded sets): port (interface name; for class metrics the
  * egress port), queue (RX/TX queue index), class (class name), reason,
- * verdict, direction ("rx" | "tx"). Label values are escaped (\\, \",
- * \n); bytes that are not valid UTF-8 are replaced by U+FFFD. Fixed-size
- * name arrays in the snapshot are read up to their size even when not
- * NUL-terminated; counts (n_queues, n_classes) are clamped to the array
- * sizes. NULL strings render as "".
+ * verdict, direction ("rx" | "tx"), priority (802.1p, "0".."7"). Label
+ * values are escaped (\\, \", \n); bytes that are not valid UTF-8 are
+ * replaced by U+FFFD. Fixed-size name arrays in the snapshot are read up
+ * to their size even when not NUL-terminated; counts (n_queues,
+ * n_classes) are clamped to the array sizes. NULL strings render as "".
  *
- * Per-queue families (rx/tx, drops, malformed, xsk_*) are per (port, queue)
- * only, never also per port, so sum() over any label is meaningful. XDP
- * verdicts exist per port only.
+ * The counter families are the rows of the gateway's counter schema
+ * (dataplane/run/gw_counters.def): name, type, HELP, labels and unit come
+ * from there, and every row is also in the JSON of the control API
+ * (ctl_json.h, the same key) -- tests/unit/test_counters.c checks both
+ * ways. Per-queue families (rx/tx, drops, malformed, xsk_*, dcqcn_*) are
+ * per (port, queue) only, never also per port, so sum() over any label
+ * is meaningful. XDP verdicts and PFC (whose pause counters are the
+ * largest over the queues, not their sum) exist per port only.
  *
  * Special values: xdplane_port_rate_bytes_per_second and
  * xdplane_class_ceil_bytes_per_second are +Inf when unlimited (snapshot 0);

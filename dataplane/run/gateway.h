@@ -31,6 +31,14 @@
  * thread that reloads), between open and close; they only read
  * single-writer counters. Class counters move between slots during a
  * reload, which is why they must not be read while one is under way.
+ * Which counters there are, where each comes from and how a port's is
+ * made from its queues' is gw_counters.def, one row per counter.
+ *
+ * Files: gateway.c the life cycle and the policy, gw_ports.c the ports
+ * (locks, MTU, channels, sockets), gw_units.c the units (tasks, rings,
+ * workers, census, flows, hints), gw_stats.c the statistics,
+ * gw_counters.c the counter schema as data; gw_internal.h is struct
+ * gateway, which they share and nobody else sees.
  */
 #ifndef XDPLANE_GATEWAY_H
 #define XDPLANE_GATEWAY_H
@@ -43,6 +51,7 @@
 #include "qos.h"
 #include "flowq.h"
 #include "tc_sched.h"
+#include "gw_counters.h"
 
 #define GW_PORTS 2
 #define GW_MAX_QUEUES 64
@@ -66,57 +75,47 @@ struct gw_params {
 	struct qos_policy qos; /* classes, rules, port shapers */
 };
 
+/* The counters of a port or one of its queues, one field per row of
+ * gw_counters.def (which says where each comes from, and how a port's is
+ * made from its queues'): the xsk, dcqcn and pfc parts are its
+ * GW_XSK_COUNTER, GW_DCQCN_COUNTER and GW_PFC_COUNTER rows, the rest its
+ * GW_PORT_COUNTER rows. Every field is a uint64_t or an array of them
+ * (gw_counters.c checks). */
+#define GW_STATS_FIELD(field, dim, ...) uint64_t field GW_DIM_DECL_##dim;
+
+/* The sockets' XDP_STATISTICS (struct xdp_statistics), summed. */
+struct gw_xsk_stats {
+#define GW_XSK_COUNTER GW_STATS_FIELD
+#include "gw_counters.def"
+};
+
 /* DCQCN, about the flows that leave a port (its egress). */
 struct gw_dcqcn_stats {
-	uint64_t cnps_seen, cnps_absorbed, acks_seen; /* received on it */
-	uint64_t feedback_full; /* events lost on the way to egress tasks */
-	uint64_t fb_events; /* events the egress tasks took */
-	uint64_t np_cnps; /* CNPs built for their senders (NP) */
-	uint64_t np_no_frame, np_out_full, np_qpn_unknown, np_due_full;
-	uint64_t np_build_failed; /* a CNP due could not be built/parsed */
-	uint64_t flows; /* in the tables now */
-	uint64_t flows_created, flows_expired, table_full;
-	uint64_t cnp_unmatched; /* CNPs no flow matched */
-	uint64_t qpn_learned, qpn_ambiguous, qpn_unmatched;
-	uint64_t hints; /* hints taken, per DCQCN class and queue */
+#define GW_DCQCN_COUNTER GW_STATS_FIELD
+#include "gw_counters.def"
 };
 
 /* PFC (pfc.h) of a port, per 802.1p priority. The pause state is kept by
  * each egress queue of the port from the same frames: its counters are
  * the largest over the queues, not their sum. */
 struct gw_pfc_stats {
-	uint64_t rx_frames; /* PFC frames received on the port */
-	uint64_t mac_control_drops; /* other MAC control frames, dropped */
-	uint64_t rx[8], rx_xon[8]; /* frames naming the priority; time 0 */
-	uint64_t ignored[8]; /* ...ignored after a watchdog storm */
-	uint64_t paused_ns[8]; /* time the port's egress was paused */
-	uint64_t storms[8]; /* watchdog: pause storms */
-	uint64_t watchdog_drops[8]; /* frames the watchdog dropped */
-	uint64_t tx_xoff[8], tx_xon[8]; /* PFC frames sent out of the port */
-	uint64_t tx_no_frame; /* due but not built (no frame, ring full) */
-	uint64_t ctrl_sent, ctrl_ring_full; /* on the port's TX ring */
+#define GW_PFC_COUNTER GW_STATS_FIELD
+#include "gw_counters.def"
 };
 
 struct gw_port_stats {
-	uint64_t rx_packets, rx_bytes;
-	uint64_t tx_packets, tx_bytes; /* placed on the TX ring (submitted) */
-	uint64_t tx_completed; /* TX descriptors (frames) completed */
-	uint64_t drop_handoff_full, drop_invalid_desc, drop_multibuf;
-	/* multi-buffer: chains received (RX) and sent (TX, on this port),
-	 * chains dropped: too many frames, first frame shorter than the
-	 * header window, no headroom for the record, TX ring without room */
-	uint64_t rx_chains, tx_chains;
-	uint64_t drop_chain_long, drop_chain_head, drop_chain_room;
-	uint64_t drop_chain_tx;
-	uint64_t drop_malformed; /* malformed and policy drop */
-	uint64_t malformed[PKT_MALFORMED_MAX]; /* by reason, whatever policy */
-	uint64_t tx_kicks, tx_kick_errors, foreign_frames;
-	uint64_t fill_wakeups; /* recvfrom() to wake the driver for fill */
-	uint64_t drop_port_down; /* to leave this port while it was gone */
-	uint64_t verdicts[STEER_V_MAX];
-	struct xdp_statistics xsk; /* summed over the port's sockets */
+#define GW_PORT_COUNTER GW_STATS_FIELD
+#include "gw_counters.def"
+	struct gw_xsk_stats xsk; /* summed over the port's sockets */
 	struct gw_dcqcn_stats dcqcn;
 	struct gw_pfc_stats pfc;
+};
+
+/* Counters of a class on an egress port, summed over the port's queues
+ * (gauges summed too): the GW_CLASS_COUNTER rows of gw_counters.def. */
+struct gw_class_stats {
+#define GW_CLASS_COUNTER GW_STATS_FIELD
+#include "gw_counters.def"
 };
 
 struct gw_census {
@@ -146,65 +145,82 @@ struct gw_info {
 
 struct gateway;
 
-/* errbuf gets one line saying what failed and what to change. */
+/*
+ * The functions below, grouped by job and file. Each says which thread
+ * may call it and which system calls it may issue ("none": memory only).
+ * "Control thread" is the thread that opened the gateway; it is the only
+ * one that may call any of them, between gateway_open() and
+ * gateway_close(). Workers never call into this header.
+ */
+
+/* ---- life cycle (gateway.c) ---- */
+
+/* Everything set up, workers not started. errbuf gets one line saying
+ * what failed and what to change. Control thread (any thread before
+ * there is a gateway). Syscalls: the privileged part -- socket(2),
+ * bind(2) (the port locks), ioctl(2) SIOCGIFMTU, SIOCSIFMTU,
+ * SIOCETHTOOL, sched_getaffinity(2), hwloc's reads of /sys and /proc,
+ * mmap(2), mbind(2), madvise(2) (UMEM), bpf(2) (program, maps, XSKMAP),
+ * netlink (XDP attach), AF_XDP socket(2), setsockopt(2), bind(2),
+ * mmap(2) (rings), eventfd(2) (workers), nanosleep(2) (a socket still
+ * being torn down: EBUSY retries). */
 struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 			     size_t errlen);
-/* Stop forwarding: sockets leave the XSKMAPs, workers drain and exit.
- * Statistics stay readable until gateway_close(). Idempotent. */
-void gateway_stop(struct gateway *gw);
-/* Start the workers. 0, or -errno and errbuf filled (then close). */
+/* Start the workers. 0, or -errno and errbuf filled (then close).
+ * Control thread. Syscalls: clone(2) (pthread_create), with the
+ * workers' CPU affinity. */
 int gateway_start(struct gateway *gw, char *errbuf, size_t errlen);
+/* Stop forwarding: sockets leave the XSKMAPs, workers drain and exit.
+ * Statistics stay readable until gateway_close(). Idempotent. Control
+ * thread. Syscalls: bpf(2) (XSKMAP deletes), nanosleep(2), write(2) to
+ * the workers' eventfds, futex(2) (pthread_join). */
+void gateway_stop(struct gateway *gw);
+/* Stop if needed, take the census (when asked), detach, free. Control
+ * thread. Syscalls: those of gateway_stop(), netlink (XDP detach),
+ * close(2), munmap(2). */
+void gateway_close(struct gateway *gw, struct gw_census *census);
 /* Replace the traffic policy without losing a frame (policy.h). Returns
  * once every worker runs it: 0; -EINVAL (errbuf says why) when the policy
  * is refused and nothing changed; -ECANCELED when a worker could not apply
  * it (errbuf says which and why): every worker was rolled back to the
  * previous policy, which stays in force; -ETIMEDOUT when a worker did not
  * switch within 2 s (the policy is published and it will switch when it
- * runs). Control thread only. */
+ * runs). Control thread only. Syscalls: write(2) to the workers'
+ * eventfds, nanosleep(2) (waiting for them), futex(2) (RCU grace
+ * period). */
 int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 		   char *errbuf, size_t errlen);
-/* The policy in force and its generation (1 at open, +1 per reload). */
+/* The policy in force and its generation (1 at open, +1 per reload);
+ * queues per port. Control thread. Syscalls: none. */
 const struct qos_policy *gateway_policy(const struct gateway *gw);
 uint64_t gateway_generation(const struct gateway *gw);
 uint32_t gateway_queues(const struct gateway *gw);
-/* Workers whose loop has not turned for more than stall_ns (an idle
- * worker still turns once a second). Control thread only: it remembers
- * what it saw between calls. */
-uint32_t gateway_stalled_workers(struct gateway *gw, uint64_t now_ns,
-				 uint64_t stall_ns);
-/* Worker (and its CPU, -1 if not pinned) that runs RX of (port, q). */
-void gateway_queue_placement(const struct gateway *gw, int port, uint32_t q,
-			     int *worker, int *cpu);
-/* Stop if needed, take the census (when asked), detach, free. */
-void gateway_close(struct gateway *gw, struct gw_census *census);
-void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s);
-/* One queue of a port (verdicts, which are per port, stay 0). */
-void gateway_queue_stats(struct gateway *gw, int port, uint32_t q,
-			 struct gw_port_stats *s);
-void gateway_info(const struct gateway *gw, struct gw_info *info);
 
-/* Counters of class `class_id` on egress port `port`, summed over queues
- * (gauges summed too). Returns -1 if there is no such class. */
-struct gw_class_stats {
-	uint64_t enq_packets, enq_bytes, sent_packets, sent_bytes;
-	uint64_t drops[SCHED_DROP_REASONS];
-	uint64_t ecn_marks, depth_bytes, depth_packets;
-	uint64_t sojourn[SCHED_HIST_BUCKETS];
-};
-int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
-			struct gw_class_stats *s);
+/* ---- ports (gw_ports.c) ---- */
+
+/* The port's interface name. Control thread. Syscalls: none. */
 const char *gateway_port_name(const struct gateway *gw, int port);
 /* The ifindex the port was opened on (an interface deleted and created
- * again under the same name gets a new one). */
+ * again under the same name gets a new one). Control thread. Syscalls:
+ * none. */
 int gateway_port_ifindex(const struct gateway *gw, int port);
 /* The port's interface vanished (down = true): the egress tasks of the
  * port stop transmitting and drop what is handed to them, counted as
  * drop_port_down; queued frames stay for the census. Control thread.
  * There is no way back for the same gateway: the sockets were bound to
- * the vanished device (the daemon restarts to re-attach, xdplane(8)). */
+ * the vanished device (the daemon restarts to re-attach, xdplane(8)).
+ * Syscalls: write(2) to the eventfds of the workers concerned. */
 void gateway_port_set_down(struct gateway *gw, int port, bool down);
 
-/* The DCQCN flows of every egress task (control thread). */
+/* ---- units: tasks, rings, workers (gw_units.c) ---- */
+
+/* Worker (and its CPU, -1 if not pinned) that runs RX of (port, q).
+ * Control thread. Syscalls: none. */
+void gateway_queue_placement(const struct gateway *gw, int port, uint32_t q,
+			     int *worker, int *cpu);
+
+/* The DCQCN flows of every egress task, one call of fn each. Control
+ * thread. Syscalls: none (fn's own aside). */
 struct gw_flow {
 	int port; /* egress port */
 	uint32_t queue;
@@ -219,9 +235,33 @@ void gateway_flows(struct gateway *gw,
  * class), severity in parts of 65536. Control thread only. All or none:
  * returns the egress queues it reached (every queue of the port), -ENOENT
  * when the running policy has no such DCQCN class, -EAGAIN when a queue's
- * hint ring was full (then no queue got it). */
+ * hint ring was full (then no queue got it). Syscalls: write(2) to the
+ * eventfds of the workers concerned. */
 int gateway_hint(struct gateway *gw, int port, unsigned int class_id,
 		 uint8_t family, const uint8_t *prefix, uint8_t plen,
 		 uint32_t severity);
+
+/* ---- statistics (gw_stats.c) ---- */
+
+/* A port: its queues' counters added up as gw_counters.def says, plus
+ * the XDP verdicts. Control thread. Syscalls: getsockopt(2)
+ * XDP_STATISTICS per queue, bpf(2) (the verdict map). */
+void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s);
+/* One queue of a port (verdicts, which are per port, stay 0). Control
+ * thread. Syscalls: getsockopt(2) XDP_STATISTICS. */
+void gateway_queue_stats(struct gateway *gw, int port, uint32_t q,
+			 struct gw_port_stats *s);
+/* Counters of class `class_id` on egress port `port`, summed over its
+ * queues (gauges summed too). Returns -1 if there is no such class.
+ * Control thread, never during a reload. Syscalls: none. */
+int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
+			struct gw_class_stats *s);
+/* Modes, geometry, placement. Control thread. Syscalls: none. */
+void gateway_info(const struct gateway *gw, struct gw_info *info);
+/* Workers whose loop has not turned for more than stall_ns (an idle
+ * worker still turns once a second). Control thread only: it remembers
+ * what it saw between calls. Syscalls: none. */
+uint32_t gateway_stalled_workers(struct gateway *gw, uint64_t now_ns,
+				 uint64_t stall_ns);
 
 #endif

@@ -72,6 +72,97 @@ api=$("$CTL" -s "$SOCK" --json stats gw0 | python3 -c 'import json,sys; print(js
 [ "$api" = "$rx1" ] || tb_fail "metrics say $rx1 packets, the control API $api"
 tb_pass "/metrics passes promtool lint, counts the $N datagrams, agrees with the control API"
 
+# --- counters defined once (dataplane/run/gw_counters.def): every row of
+# the schema is in the CLI's --json stats (the control API's JSON) and on
+# /metrics with the same value, per queue or per port as the row says, and
+# a port's per-queue counters add up to its JSON total. The JSON is read
+# before and after the scrape: the scrape lies between the two. ---
+"$XDPLANE_BUILD/tests/unit/test_counters" --schema >"$TB_DIR/schema.json" ||
+	tb_fail "test_counters --schema (build the unit tests first)"
+"$CTL" -s "$SOCK" --json stats >"$TB_DIR/j1.json" || tb_fail "stats --json"
+[ "$(scrape "$TB_DIR/m3.txt")" = 200 ] || tb_fail "GET /metrics"
+"$CTL" -s "$SOCK" --json stats >"$TB_DIR/j2.json" || tb_fail "stats --json"
+python3 - "$TB_DIR/schema.json" "$TB_DIR/j1.json" "$TB_DIR/j2.json" "$TB_DIR/m3.txt" <<'PY' || tb_fail "the JSON and /metrics disagree on a counter of the schema"
+import json, sys
+schema, j1, j2 = (json.load(open(f)) for f in sys.argv[1:4])
+prom, help_ = {}, set()
+for line in open(sys.argv[4]):
+    if line.startswith("# HELP "):
+        help_.add(line.split()[2])
+    elif not line.startswith("#") and line.strip():
+        k, v = line.rsplit(" ", 1)
+        prom[k] = float(v)
+bad, n = [], 0
+
+def at(obj, row, e):
+    v = obj.get(row["group"], {}) if row["group"] else obj
+    v = v.get(row["key"]) if isinstance(v, dict) else None
+    if e is not None and v is not None:
+        v = v[e] if row["shape"] == "array" else v.get(e)
+    return v
+
+def labels(base, row, e):
+    l = list(base)
+    if row["label"]:
+        l.append(tuple(row["label"]))
+    if e is not None and row["dim_label"]:
+        l.append((row["dim_label"], e))
+    return ",".join(f'{k}="{v}"' for k, v in l)
+
+def compare(key, a, b, seconds):
+    global n
+    m = prom.get(key)
+    if m is None:
+        bad.append(f"/metrics has no {key}")
+        return
+    scale = 1e-9 if seconds else 1
+    if not (a * scale * (1 - 1e-12) <= m <= b * scale * (1 + 1e-12)):
+        bad.append(f"{key} = {m}, the JSON {a}..{b}")
+    n += 1
+
+def check(row, o1, o2, base):
+    if row.get("histogram"):  # compared by _count: every bucket
+        a, b = at(o1, row, None), at(o2, row, None)
+        if a is None or b is None:
+            bad.append(f"JSON has no {row['key']} ({base})")
+        else:
+            compare(f'{row["prom"]}_count{{{labels(base, row, None)}}}',
+                    sum(a), sum(b), False)
+        return
+    for e in row["elements"] if row["elements"] is not None else [None]:
+        idx = int(e) if row["shape"] == "array" else e
+        a, b = at(o1, row, idx), at(o2, row, idx)
+        if a is None or b is None:
+            bad.append(f"JSON has no {row['group']}.{row['key']}[{e}] ({base})")
+            continue
+        compare(f'{row["prom"]}{{{labels(base, row, e)}}}', a, b, row["seconds"])
+
+for p1 in j1["ports"]:
+    p2 = next(p for p in j2["ports"] if p["name"] == p1["name"])
+    for row in schema["port"]:
+        if row["prom"] not in help_:
+            bad.append(f"/metrics: no family {row['prom']}")
+        if row["scope"] != "queue":
+            check(row, p1, p2, [("port", p1["name"])])
+            continue
+        for q1, q2 in zip(p1["queues"], p2["queues"]):
+            check(row, q1, q2, [("port", p1["name"]), ("queue", q1["queue"])])
+        # the port's total is the sum of its queues (sum() on /metrics)
+        if row["elements"] is None and at(p1, row, None) == at(p2, row, None):
+            total = sum(at(q, row, None) for q in p2["queues"])
+            if total != at(p2, row, None):
+                bad.append(f"{p1['name']} {row['key']}: queues {total}, port {at(p2, row, None)}")
+    for c1 in p1["classes"]:
+        c2 = next(c for c in p2["classes"] if c["name"] == c1["name"])
+        for row in schema["class"]:
+            check(row, c1, c2, [("port", p1["name"]), ("class", c1["name"])])
+for b in bad[:40]:
+    print("  " + b, file=sys.stderr)
+print(f"  {n} counter values compared, {len(bad)} disagree", file=sys.stderr)
+sys.exit(1 if bad or n == 0 else 0)
+PY
+tb_pass "every counter of the schema: in stats --json and on /metrics, same value"
+
 # --- 1,000 bad connections while forwarding ---
 fds_before=$(ls /proc/"$TB_GW_PID"/fd | wc -l)
 RATE=2000 M=20000
@@ -149,3 +240,14 @@ promtool check metrics <"$TB_DIR/m2.txt" >/dev/null 2>&1 || tb_fail "promtool af
 tb_pass "file descriptors back to $fds (before: $fds_before)"
 
 tb_stop_gw || tb_fail "daemon exit status $?"
+python3 - "$TB_DIR/schema.json" "$(grep -a '^final-stats: ' "$TB_DIR/gw.log" | tail -n1 | sed 's/^final-stats: //')" <<'PY' || tb_fail "the final report lacks a counter of the schema"
+import json, sys
+schema, s = json.load(open(sys.argv[1])), json.loads(sys.argv[2])
+miss = [f"{p['name']} {r['group']}.{r['key']}" for p in s["ports"] for r in schema["port"]
+        if r["key"] not in (p.get(r["group"], {}) if r["group"] else p)]
+miss += [f"{p['name']} queue {r['group']}.{r['key']}" for p in s["ports"] for q in p["queues"]
+         for r in schema["port"] if r["scope"] != "port_only" and r["key"] not in (q.get(r["group"], {}) if r["group"] else q)]
+print("  missing: " + ", ".join(miss) if miss else "  final-stats: every row of the schema", file=sys.stderr)
+sys.exit(1 if miss else 0)
+PY
+tb_pass "the final report has every counter of the schema"

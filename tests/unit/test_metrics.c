@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "gw_counters.h"
 #include "metrics.h"
 #include "snapshot.h"
 
@@ -311,6 +312,44 @@ static void family_of(const char *line, const char *cur, const char *type,
 		out[cl] = '\0';
 }
 
+/* Families of the counter schema: distinct names over its rows. */
+static size_t schema_families(void)
+{
+	const struct gw_counter *t[2] = {gw_port_counters, gw_class_counters};
+	const size_t n[2] = {gw_n_port_counters, gw_n_class_counters};
+	size_t families = 0;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < n[k]; i++)
+			families += i == 0 ||
+				    strcmp(t[k][i].prom, t[k][i - 1].prom) != 0;
+	return families;
+}
+
+/* Samples of the counter schema for that many queues, ports and classes
+ * in all. */
+static size_t schema_samples(size_t queues, size_t ports, size_t classes)
+{
+	size_t samples = 0;
+
+	for (size_t i = 0; i < gw_n_port_counters; i++) {
+		const struct gw_counter *c = &gw_port_counters[i];
+		const struct gw_dim_info *d = gw_dim_info(c->dim);
+
+		samples += (d->n - d->first) *
+			   (c->scope == GW_SCOPE_QUEUE ? queues : ports);
+	}
+	for (size_t i = 0; i < gw_n_class_counters; i++) {
+		const struct gw_counter *c = &gw_class_counters[i];
+		const struct gw_dim_info *d = gw_dim_info(c->dim);
+
+		samples += classes * (c->type == GW_TYPE_HISTOGRAM
+					      ? SCHED_HIST_BUCKETS + 2
+					      : d->n - d->first);
+	}
+	return samples;
+}
+
 /* Every family: HELP then TYPE, then its samples, contiguous, never seen
  * again; every line ends in \n. */
 static void test_families_well_formed(void **state)
@@ -349,21 +388,25 @@ static void test_families_well_formed(void **state)
 			fail_msg("sample of %s inside family %s", fam, cur);
 		samples++;
 	}
-	/* 13 process/config (multibuf, max_frags) + 3 port + 19 queue
-	 * (rx/tx chains, tx completed) + 16 DCQCN queue + 10 PFC + 15 class
-	 * families */
-	assert_int_equal(families, 76);
-	/* 13 + ports (2 info, 2 rate, 2 * STEER_V_MAX) + 4 queues * (1 info
-	 * + 15 counters + 16 DCQCN counters + 9 drops (4 + port_down + 4
-	 * chain) + 2 xsk invalid + one per malformed reason) + 6 classes *
-	 * (1 info + 12 values + 5 drops + 32 buckets + sum + count) + PFC:
-	 * 2 ports * (2 + 8 families * 8 priorities) */
-	assert_int_equal(
-		samples,
-		13 + 4 + 2 * STEER_V_MAX + 2 * (2 + 8 * 8) +
-			4 * (1 + 15 + 16 + 9 + 2 + (PKT_MALFORMED_MAX - 1)) +
-			6 * (1 + 12 + (SCHED_DROP_REASONS - 1) +
-			     SCHED_HIST_BUCKETS + 2));
+	/* Not counters: 13 process/config (multibuf, max_frags) + port
+	 * info and rate + queue info + class info and 5 class settings =
+	 * 22 families; then one per family of the counter schema
+	 * (gw_counters.def: 61 today -- 19 queue, 20 DCQCN, 13 PFC, the XDP
+	 * verdicts, 8 class -- so 83 in all). */
+	assert_int_equal(families, 22 + schema_families());
+	/* 13 + ports (2 info, 2 rate) + 4 queues * 1 info + 6 classes * (1
+	 * info + 5 settings), then the schema's: per element of each row,
+	 * per queue (4) or per port (2) or per class (6); a histogram has
+	 * SCHED_HIST_BUCKETS buckets (+Inf the last), _sum and _count. */
+	assert_int_equal(samples, 13 + 4 + 4 + 6 * 6 + schema_samples(4, 2, 6));
+	/* and never fewer than today: a counter leaves no output silently
+	 * (adding one is a row of the schema, and nothing here) */
+	assert_true(families >= 83);
+	assert_true(samples >= 13 + 4 + 2 * STEER_V_MAX + 2 * (5 + 8 * 8) +
+				       4 * (1 + 15 + 20 + 9 + 2 +
+					    (PKT_MALFORMED_MAX - 1)) +
+				       6 * (1 + 12 + (SCHED_DROP_REASONS - 1) +
+					    SCHED_HIST_BUCKETS + 2));
 	free(t);
 	free(s);
 }

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ctl_client.c - xdplanectl's connection to the daemon; see
+ * ctl_client.h.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include "ctl_client.h"
+
+volatile sig_atomic_t cli_interrupted;
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("xdplanectl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+double cli_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int ctl_client_open(struct ctl_client *c, const char *path, double timeout_s)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->path = path;
+	c->timeout_s = timeout_s;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		cli_error("cannot connect to %s: the path is longer than %zu "
+			  "bytes",
+			  path, sizeof(sa.sun_path) - 1);
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		cli_error("cannot create a socket: %s", strerror(errno));
+		return -1;
+	}
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		return 0;
+	cli_error("cannot connect to %s: %s", path, strerror(errno));
+	if (errno == EACCES || errno == EPERM)
+		cli_error("the socket is mode 0660: run as root or as a member "
+			  "of "
+			  "its group");
+	else
+		cli_error("is xdplane running? (another socket: -s or "
+			  "$" CTL_CLIENT_SOCKET_ENV ")");
+	close(c->fd);
+	c->fd = -1;
+	return -1;
+}
+
+void ctl_client_close(struct ctl_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->buf);
+	c->fd = -1;
+	c->buf = NULL;
+}
+
+/* Wait until fd is ready for `events` or the deadline passes: 0 ready,
+ * -1 timed out or cli_interrupted (message printed unless cli_interrupted). */
+static int conn_wait(struct ctl_client *c, short events, double deadline)
+{
+	struct pollfd pfd = {.fd = c->fd, .events = events};
+	int ms, n;
+
+	for (;;) {
+		if (cli_interrupted)
+			return -1;
+		if (c->timeout_s > 0) {
+			double left = deadline - cli_mono_s();
+
+			if (left <= 0) {
+				cli_error("no answer from %s within %g s",
+					  c->path, c->timeout_s);
+				return -1;
+			}
+			ms = left < 1e6 ? (int)(left * 1000) + 1 : 1000000000;
+		} else {
+			ms = -1;
+		}
+		n = poll(&pfd, 1, ms);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR) {
+			cli_error("poll: %s", strerror(errno));
+			return -1;
+		}
+	}
+}
+
+static int conn_send(struct ctl_client *c, const char *data, size_t len,
+		     double deadline)
+{
+	ssize_t n;
+
+	while (len) {
+		if (conn_wait(c, POLLOUT, deadline))
+			return -1;
+		n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0) {
+			cli_error("connection closed by the daemon before an "
+				  "answer: %s",
+				  strerror(errno));
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The next line from the daemon, malloc'd, without its "\n"; NULL with a
+ * message on error. */
+static char *conn_recv_line(struct ctl_client *c, double deadline)
+{
+	char *nl, *line, *grown;
+	size_t used;
+	ssize_t n;
+
+	for (;;) {
+		nl = c->buf ? memchr(c->buf, '\n', c->len) : NULL;
+		if (nl) {
+			used = (size_t)(nl - c->buf);
+			line = malloc(used + 1);
+			if (!line) {
+				cli_error("out of memory");
+				return NULL;
+			}
+			memcpy(line, c->buf, used);
+			line[used] = '\0';
+			memmove(c->buf, nl + 1, c->len - used - 1);
+			c->len -= used + 1;
+			return line;
+		}
+		if (c->len >= CTL_CLIENT_RESPONSE_MAX) {
+			cli_error("the daemon's answer is longer than %u bytes",
+				  CTL_CLIENT_RESPONSE_MAX);
+			return NULL;
+		}
+		if (c->cap - c->len < 65536) {
+			size_t cap = c->cap ? c->cap * 2 : 65536;
+
+			if (cap > CTL_CLIENT_RESPONSE_MAX + 1)
+				cap = CTL_CLIENT_RESPONSE_MAX + 1;
+			grown = realloc(c->buf, cap);
+			if (!grown) {
+				cli_error("out of memory");
+				return NULL;
+			}
+			c->buf = grown;
+			c->cap = cap;
+		}
+		if (conn_wait(c, POLLIN, deadline))
+			return NULL;
+		n = recv(c->fd, c->buf + c->len, c->cap - c->len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			cli_error("connection closed by the daemon before an "
+				  "answer%s%s",
+				  n < 0 ? ": " : "",
+				  n < 0 ? strerror(errno) : "");
+			return NULL;
+		}
+		c->len += (size_t)n;
+	}
+}
+
+/* Send req (reference taken), return the response object; NULL with a
+ * message printed when there is no valid answer. */
+json_t *ctl_client_call(struct ctl_client *c, json_t *req)
+{
+	double deadline = cli_mono_s() + c->timeout_s;
+	json_error_t jerr;
+	char *text, *line;
+	json_t *resp;
+	size_t n;
+	int rc;
+
+	text = req ? json_dumps(req, JSON_COMPACT) : NULL;
+	json_decref(req);
+	line = text ? realloc(text, strlen(text) + 2) : NULL;
+	if (!line) {
+		free(text);
+		cli_error("out of memory");
+		return NULL;
+	}
+	n = strlen(line);
+	line[n] = '\n';
+	rc = conn_send(c, line, n + 1, deadline);
+	free(line);
+	if (rc)
+		return NULL;
+	line = conn_recv_line(c, deadline);
+	if (!line)
+		return NULL;
+	resp = json_loads(line, 0, &jerr);
+	free(line);
+	if (!resp || !json_is_object(resp) ||
+	    !json_is_boolean(json_object_get(resp, "ok"))) {
+		cli_error(
+			"the daemon's answer is not a protocol v1 response%s%s",
+			resp ? "" : ": ", resp ? "" : jerr.text);
+		json_decref(resp);
+		return NULL;
+	}
+	return resp;
+}
+
+/* Print an error response; the exit status for it. */
+int ctl_client_report_error(json_t *resp, const char *verb)
+{
+	json_t *e = json_object_get(resp, "error"), *reason, *details, *line;
+	const char *code = json_string_value(json_object_get(e, "code"));
+	const char *msg = json_string_value(json_object_get(e, "message"));
+
+	cli_error("%s: %s", code ? code : "error", msg ? msg : "(no message)");
+	if (verb && !strcmp(verb, "reload")) {
+		/* The message is the reason; print whatever the daemon adds
+		 * to it (file:line:col errors, the keys that need a
+		 * restart). */
+		reason = json_object_get(e, "reason");
+		if (json_is_string(reason))
+			cli_error("reason: %s", json_string_value(reason));
+		details = json_object_get(e, "details");
+		for (size_t i = 0; (line = json_array_get(details, i)); i++)
+			if (json_is_string(line))
+				cli_error("  %s", json_string_value(line));
+	}
+	return EXIT_DAEMON_ERROR;
+}
+
+int ctl_client_handshake(struct ctl_client *c)
+{
+	json_t *resp = ctl_client_call(c, json_pack("{s:s,s:i}", "hello",
+						    "xdplanectl", "version",
+						    CTL_CLIENT_PROTO_VERSION));
+	int rc;
+
+	if (!resp)
+		return EXIT_NO_ANSWER;
+	rc = json_is_true(json_object_get(resp, "ok"))
+		     ? EXIT_OK
+		     : ctl_client_report_error(resp, NULL);
+	json_decref(resp);
+	return rc;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * gw_internal.h - struct gateway, shared by the gateway's files and by
+ * nobody else (gateway.c life cycle, gw_ports.c ports and sockets,
+ * gw_units.c tasks, rings and workers, gw_stats.c statistics).
+ *
+ * Ownership: the control thread owns struct gateway and everything it
+ * points to outside the tasks, rings and workers; from gateway_start()
+ * to gateway_stop() each RX and egress task belongs to its worker
+ * (gateway.h), and the control thread only reads their single-writer
+ * counters, writes eg[u].port_down and posts to the hint rings.
+ *
+ * Units: the gateway has GW_PORTS * queues units. Unit u is the RX task
+ * of (port u / queues, queue u % queues) and the egress task that takes
+ * its frames: it transmits on queue u % queues of the OTHER port. So the
+ * egress task transmitting on (port, q) is the one of unit
+ * gw_unit(gw, 1 - port, q) (gw_unit_tx), and the egress task of unit
+ * gw_unit(gw, port, q) sends the NP's CNPs and the PFC frames that leave
+ * by `port` (through the other port's egress task of the same queue,
+ * gw_unit_peer). The helpers below are the only place that arithmetic is
+ * written.
+ */
+#ifndef XDPLANE_GW_INTERNAL_H
+#define XDPLANE_GW_INTERNAL_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "egress.h"
+#include "gateway.h"
+#include "placement.h"
+#include "policy.h"
+#include "rx_task.h"
+#include "steer_prog.h"
+#include "umem.h"
+#include "worker.h"
+#include "xsk_queue.h"
+
+/* The kernel keeps XDP_PACKET_HEADROOM bytes in front of every received
+ * frame; a VLAN tag may add 4 bytes to an MTU-sized frame. */
+#define GW_XDP_HEADROOM 256
+#define GW_L2_OVERHEAD (14 + 4)
+
+struct gw_port {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	int mtu;
+	uint32_t frames; /* UMEM frames an MTU-sized packet takes */
+	int lock_fd;
+	struct steer_prog prog;
+	struct xsk_queue q[GW_MAX_QUEUES];
+};
+
+struct gateway {
+	struct gw_params p;
+	struct gw_port port[GW_PORTS];
+	struct policy_gen *live; /* RCU: published policy generation */
+	uint64_t last_gen; /* the highest generation number given out */
+	struct policy_gen **retired; /* not yet freeable (a worker lagged) */
+	uint64_t *beat_seen,
+		*beat_at; /* per worker: heartbeat, when it moved */
+	uint32_t n_retired;
+	struct umem_area umem;
+	struct xsk_umem_reg reg;
+	bool zerocopy;
+	uint32_t max_frame; /* data bytes one UMEM frame holds */
+	bool multibuf; /* some port's MTU needs chains (XDP_USE_SG) */
+	uint32_t max_frags; /* frames per packet, at most (1: single) */
+	uint32_t n_units; /* GW_PORTS * queues */
+	struct rx_task *rx; /* unit u: RX of port u / queues, queue u % q */
+	struct egress_task *eg; /* unit u: egress of the other port */
+	struct handoff_ring *ho; /* unit u: rx[u] -> eg[u] */
+	struct return_ring *ret; /* unit u: eg[u] -> rx[u] */
+	/* DCQCN NP: CNP frames eg[u] builds (in rx[u]'s frames) for the
+	 * other port -> eg[peer(u)], and back to rx[u] when sent */
+	struct handoff_ring *np_ho; /* unit u: eg[u] -> eg[peer(u)] */
+	struct return_ring *np_ret; /* unit u: eg[peer(u)] -> rx[u] */
+	struct feedback_ring *fb; /* [u * queues + j]: rx[u] -> the egress
+				   * task j of rx[u]'s port */
+	struct feedback_ring *hint; /* unit u: control thread -> eg[u] */
+	struct worker *w;
+	uint32_t n_workers;
+	struct plc_result plc; /* workers, unit -> worker, memory node */
+	char umem_msg[256]; /* how the UMEM was mapped and bound */
+};
+
+/* The port whose RX task unit u runs. */
+static inline uint32_t gw_unit_port(const struct gateway *gw, uint32_t u)
+{
+	return u / gw->p.queues;
+}
+
+/* The queue of unit u (on both ports). */
+static inline uint32_t gw_unit_queue(const struct gateway *gw, uint32_t u)
+{
+	return u % gw->p.queues;
+}
+
+/* The unit whose RX task reads queue q of port. */
+static inline uint32_t gw_unit(const struct gateway *gw, uint32_t port,
+			       uint32_t q)
+{
+	return port * gw->p.queues + q;
+}
+
+/* The unit whose egress task transmits on queue q of port. */
+static inline uint32_t gw_unit_tx(const struct gateway *gw, uint32_t port,
+				  uint32_t q)
+{
+	return gw_unit(gw, 1 - port, q);
+}
+
+/* The unit of the same queue on the other port. */
+static inline uint32_t gw_unit_peer(const struct gateway *gw, uint32_t u)
+{
+	return gw_unit(gw, 1 - gw_unit_port(gw, u), gw_unit_queue(gw, u));
+}
+
+/* n * size bytes, cache-line aligned, zeroed; NULL when out of memory. */
+void *gw_zalloc_aligned(size_t n, size_t size);
+void gw_sleep_ms(long ms);
+
+/* gw_ports.c: lock, check (MTU, frames per packet) and name the ports,
+ * resolve queues: auto; the AF_XDP sockets of every (port, queue). */
+int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen);
+void gw_ports_resolve_queues(struct gateway *gw);
+int gw_sockets_open(struct gateway *gw, char *errbuf, size_t errlen);
+void gw_sockets_close(struct gateway *gw);
+void gw_ports_log_frames(const struct gateway *gw);
+void gw_ports_unlock(struct gateway *gw);
+
+/* gw_units.c: placement, tasks and rings of every unit, workers; the
+ * census over them; their teardown. */
+int gw_units_place(struct gateway *gw, char *errbuf, size_t errlen);
+int gw_units_setup(struct gateway *gw);
+int gw_units_setup_workers(struct gateway *gw);
+void gw_units_census(struct gateway *gw, struct gw_census *out);
+void gw_units_fini(struct gateway *gw);
+
+#endif

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * gw_ports.c - the gateway's two ports: the lock that keeps a second
+ * xdplane off an interface, its MTU and what it means in UMEM frames per
+ * packet, its channel count (queues: auto), and the AF_XDP socket of
+ * each of its queues. Control thread only (gw_internal.h).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "frame.h"
+#include "gw_internal.h"
+#include "log.h"
+
+/* One xdplane per interface per network namespace: an abstract socket
+ * name is the lock; the kernel releases it when the process dies. */
+static int lock_port(struct gw_port *pt, char *errbuf, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	socklen_t len;
+	int n;
+
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+		     "xdplane/port/%s", pt->name);
+	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	pt->lock_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (pt->lock_fd < 0 || bind(pt->lock_fd, (struct sockaddr *)&sa, len)) {
+		int err = errno;
+
+		snprintf(errbuf, errlen, "%s: %s", pt->name,
+			 err == EADDRINUSE
+				 ? "another xdplane is already running on this "
+				   "interface"
+				 : strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+void gw_ports_unlock(struct gateway *gw)
+{
+	for (int i = 0; i < GW_PORTS; i++)
+		if (gw->port[i].lock_fd >= 0)
+			close(gw->port[i].lock_fd);
+}
+
+/* The channels (queues) a NIC has: combined, else RX; 0 if unknown. */
+static uint32_t port_channels(const char *name)
+{
+	struct ethtool_channels ch = {.cmd = ETHTOOL_GCHANNELS};
+	struct ifreq ifr = {0};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	uint32_t n = 0;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_data = (void *)&ch;
+	if (fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr))
+		n = ch.combined_count ? ch.combined_count : ch.rx_count;
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/* queues: auto (0) -> the channel count both ports have. */
+void gw_ports_resolve_queues(struct gateway *gw)
+{
+	uint32_t c0, c1, n;
+
+	if (gw->p.queues)
+		return;
+	c0 = port_channels(gw->port[0].name);
+	c1 = port_channels(gw->port[1].name);
+	n = MIN(c0 ? c0 : 1, c1 ? c1 : 1);
+	n = MIN(n, GW_MAX_QUEUES);
+	gw->p.queues = n;
+	log_info("queues: auto -> %u (%s: %u channels, %s: %u channels%s)", n,
+		 gw->port[0].name, c0, gw->port[1].name, c1,
+		 c0 && c1 ? "" : "; 0: the driver does not say");
+}
+
+static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
+		      size_t errlen)
+{
+	struct ifreq ifr = {0};
+	uint32_t want, mtu, need, frames;
+	int fd;
+
+	pt->ifindex = if_nametoindex(pt->name);
+	if (!pt->ifindex) {
+		snprintf(errbuf, errlen, "%s: no such interface", pt->name);
+		return -ENODEV;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", pt->name);
+	if (fd < 0 || ioctl(fd, SIOCGIFMTU, &ifr)) {
+		snprintf(errbuf, errlen, "%s: cannot read the MTU: %s",
+			 pt->name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	pt->mtu = ifr.ifr_mtu;
+	want = gw->p.mtu[pt - gw->port];
+	mtu = want ? want : (uint32_t)pt->mtu;
+	/* Frames per packet, decided before the interface is touched: a
+	 * refused MTU leaves it as it was. */
+	need = mtu + GW_L2_OVERHEAD;
+	frames = (need + gw->max_frame - 1) / gw->max_frame;
+	if (frames > 1 && frames + 1 > FRAME_CHAIN_MAX) {
+		snprintf(
+			errbuf, errlen,
+			"%s: MTU %u needs %u frames of %u B per packet, but "
+			"AF_XDP multi-buffer carries at most %d (a %u-byte "
+			"UMEM frame holds %u after %d bytes of kernel headroom "
+			"and umem.headroom %u): lower the MTU to %u or less, "
+			"or raise umem.frame_size",
+			pt->name, mtu, frames, gw->p.frame_size,
+			FRAME_CHAIN_MAX - 1, gw->p.frame_size, gw->max_frame,
+			GW_XDP_HEADROOM, gw->p.frame_headroom,
+			(FRAME_CHAIN_MAX - 1) * gw->max_frame - GW_L2_OVERHEAD);
+		close(fd);
+		return -EMSGSIZE;
+	}
+	if (mtu != (uint32_t)pt->mtu) {
+		/* ports[].mtu: the interface takes it (refused above the
+		 * driver's max_mtu) */
+		ifr.ifr_mtu = (int)mtu;
+		if (ioctl(fd, SIOCSIFMTU, &ifr)) {
+			int err = errno;
+
+			snprintf(errbuf, errlen,
+				 "%s: cannot set the MTU to %u (ports[].mtu; "
+				 "now %d): %s%s",
+				 pt->name, mtu, pt->mtu, strerror(err),
+				 err == EINVAL
+					 ? " (above the driver's max_mtu, "
+					   "see ip -d link show)"
+					 : "");
+			close(fd);
+			return -err;
+		}
+		log_info("%s: MTU set to %u (was %d)", pt->name, mtu, pt->mtu);
+		pt->mtu = (int)mtu;
+	}
+	close(fd);
+	pt->frames = frames;
+	if (frames > 1) {
+		/* one frame of slack: a driver may fill frames less */
+		gw->multibuf = true;
+		gw->max_frags = MAX(gw->max_frags, frames + 1);
+	}
+	return 0;
+}
+
+int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
+{
+	int err;
+
+	for (int i = 0; i < GW_PORTS; i++) {
+		gw->port[i].lock_fd = -1;
+		gw->port[i].prog.prog_fd = -1;
+		gw->port[i].prog.xsks_map_fd = -1;
+		gw->port[i].prog.verdicts_fd = -1;
+		snprintf(gw->port[i].name, sizeof(gw->port[i].name), "%s",
+			 gw->p.ifname[i]);
+	}
+	for (int i = 0; i < GW_PORTS; i++) {
+		/* locked first: check_port() may set the MTU */
+		err = lock_port(&gw->port[i], errbuf, errlen);
+		if (!err)
+			err = check_port(gw, &gw->port[i], errbuf, errlen);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The start-up log line of each port's frame decision. */
+void gw_ports_log_frames(const struct gateway *gw)
+{
+	for (int i = 0; i < GW_PORTS; i++) {
+		const struct gw_port *pt = &gw->port[i];
+
+		if (pt->frames > 1)
+			log_info("%s: MTU %d, multi-buffer on, up to %u frames "
+				 "of %u B per packet",
+				 pt->name, pt->mtu, pt->frames,
+				 gw->umem.frame_size);
+		else
+			log_info("%s: MTU %d, single-buffer (multi-buffer %s: "
+				 "a %u B frame holds %u B)",
+				 pt->name, pt->mtu,
+				 gw->multibuf ? "on for the other port" : "off",
+				 gw->umem.frame_size, gw->max_frame);
+	}
+}
+
+void gw_sockets_close(struct gateway *gw)
+{
+	for (int p = 0; p < GW_PORTS; p++)
+		for (uint32_t q = 0; q < gw->p.queues; q++)
+			xsk_queue_close(&gw->port[p].q[q]);
+	xsk_umem_reg_fini(&gw->reg);
+}
+
+/* The bind with XDP_USE_SG failed with EINVAL: a kernel without AF_XDP
+ * multi-buffer (< 6.6). Names the port that needs it and the way out. */
+static void sg_refused(const struct gateway *gw, int err, char *errbuf,
+		       size_t errlen)
+{
+	const struct gw_port *pt = &gw->port[0];
+
+	if (gw->port[1].frames > pt->frames)
+		pt = &gw->port[1];
+	snprintf(errbuf, errlen,
+		 "%s: MTU %d needs AF_XDP multi-buffer (XDP_USE_SG), which "
+		 "the kernel refused: %s; lower the MTU to %u or upgrade to "
+		 "Linux >= 6.6",
+		 pt->name, pt->mtu, strerror(-err),
+		 gw->max_frame - GW_L2_OVERHEAD);
+}
+
+/* Create every socket in one bind mode; all or nothing. */
+static int open_sockets(struct gateway *gw, bool zerocopy, char *errbuf,
+			size_t errlen)
+{
+	struct xsk_ring_sizes sz = {gw->p.fill_size, gw->p.comp_size,
+				    gw->p.rx_size, gw->p.tx_size};
+	int err;
+
+	err = xsk_umem_reg_init(&gw->reg, &gw->umem, &sz, &gw->port[0].q[0]);
+	if (err) {
+		snprintf(
+			errbuf, errlen,
+			"cannot register the UMEM (%u frames of %u bytes): "
+			"%s%s",
+			gw->umem.n_frames, gw->umem.frame_size, strerror(-err),
+			err == -ENOBUFS || err == -ENOMEM
+				? " (raise RLIMIT_MEMLOCK or keep CAP_IPC_LOCK)"
+				: "");
+		return err;
+	}
+	for (int p = 0; p < GW_PORTS; p++) {
+		for (uint32_t q = 0; q < gw->p.queues; q++) {
+			/* A socket closed by a previous run is torn down
+			 * asynchronously: EBUSY for a moment. */
+			for (int tries = 0; tries < 30; tries++) {
+				err = xsk_queue_open(&gw->port[p].q[q],
+						     &gw->reg, gw->port[p].name,
+						     q, &sz, zerocopy,
+						     gw->multibuf);
+				if (err != -EBUSY)
+					break;
+				gw_sleep_ms(100);
+			}
+			if (err && gw->multibuf && err == -EINVAL)
+				sg_refused(gw, err, errbuf, errlen);
+			else if (err)
+				snprintf(errbuf, errlen,
+					 "%s queue %u: AF_XDP bind (%s%s): %s",
+					 gw->port[p].name, q,
+					 zerocopy ? "zero-copy" : "copy",
+					 gw->multibuf ? ", multi-buffer" : "",
+					 strerror(-err));
+			if (err) {
+				gw_sockets_close(gw);
+				return err;
+			}
+		}
+	}
+	gw->zerocopy = zerocopy;
+	return 0;
+}
+
+/* bind_mode: 0 zero-copy, else copy; 1 zero-copy only; 2 copy only. */
+int gw_sockets_open(struct gateway *gw, char *errbuf, size_t errlen)
+{
+	int err;
+
+	if (gw->p.bind_mode != 2) {
+		err = open_sockets(gw, true, errbuf, errlen);
+		if (!err || gw->p.bind_mode == 1)
+			return err;
+		log_info("zero-copy not available (%s); using copy mode",
+			 errbuf);
+	}
+	return open_sockets(gw, false, errbuf, errlen);
+}
+
+const char *gateway_port_name(const struct gateway *gw, int port)
+{
+	return gw->port[port].name;
+}
+
+int gateway_port_ifindex(const struct gateway *gw, int port)
+{
+	return gw->port[port].ifindex;
+}
+
+void gateway_port_set_down(struct gateway *gw, int port, bool down)
+{
+	for (uint32_t u = 0; gw->eg && u < gw->n_units; u++) {
+		if (gw->eg[u].port != port)
+			continue;
+		__atomic_store_n(&gw->eg[u].port_down, down, __ATOMIC_RELAXED);
+		if (gw->w)
+			worker_wake(&gw->w[gw->plc.unit_worker[u]]);
+	}
+}
