@@ -1,0 +1,1194 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_pathmon.c - passive path measurement of one egress port
+ * (dataplane/path/pathmon.c) on a fake clock, against hand-built departure
+ * and event sequences: RTT from TCP timestamps, from sequence / ACK numbers
+ * and from RoCE PSN / ACK, with retransmissions (Karn), reordering, lost
+ * ACKs, NAKs and wrap-around of TSval, sequence numbers and PSNs (no false
+ * samples); the RoCE requester-QP pairing; delivery rate from ACK streams
+ * at known rates and its windowed maximum; the mark fraction (ECE, CNPs);
+ * the windowed minimum RTT and srtt; a bounded table under a flood of new
+ * flows (table_full, fixed memory, expiry frees slots, the index left
+ * empty); the per-ms sampling budget; pending-sample expiry; the estimate's
+ * validity; and the frame helpers (pathmon_dep_of, pathmon_ack_of) on
+ * TCP and RoCEv2 frames.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "bits.h"
+#include "pathmon.h"
+#include "pkt_parse.h"
+#include "pkt_tcp.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+#define AETH_ACK 0x1f /* ACK, credits invalid */
+#define AETH_NAK_SEQ 0x60 /* NAK, PSN sequence error */
+#define AETH_RNR 0x20 /* RNR NAK */
+
+static void params(struct pathmon_params *p)
+{
+	pathmon_params_default(p);
+	p->max_flows = 64;
+	p->min_samples = 1;
+}
+
+static struct pathmon_key tkey(uint32_t i)
+{
+	struct pathmon_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.family = 4;
+	k.proto = PATHMON_P_TCP;
+	memcpy(k.src, "\x0a\x00\x00\x01", 4);
+	k.dst[0] = 10;
+	k.dst[1] = 1;
+	k.dst[2] = (uint8_t)(i >> 8);
+	k.dst[3] = (uint8_t)i;
+	k.sport = (uint16_t)(40000 + (i & 0xff));
+	k.dport = 5201;
+	return k;
+}
+
+/* A segment [seq, seq + len), with a TSval unless ts is 0. */
+static struct pathmon_dep seg(uint32_t seq, uint32_t len, uint32_t ts)
+{
+	struct pathmon_dep d;
+
+	memset(&d, 0, sizeof(d));
+	d.seq = seq;
+	d.end = seq + len;
+	d.bytes = len;
+	if (ts) {
+		d.flags = PATHMON_DF_TS;
+		d.tsval = ts;
+	}
+	return d;
+}
+
+static struct pathmon_ack tack(const struct pathmon_key *k, uint32_t ack,
+			       uint32_t tsecr, uint64_t seen)
+{
+	struct pathmon_ack ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.key = *k;
+	ev.type = PATHMON_EV_TCP;
+	ev.ack = ack;
+	ev.seen_ns = seen;
+	if (tsecr) {
+		ev.flags = PATHMON_AF_TS;
+		ev.tsecr = tsecr;
+	}
+	return ev;
+}
+
+static uint64_t ack_at(struct pathmon *pm, const struct pathmon_key *k,
+		       uint32_t ack, uint32_t tsecr, uint64_t t)
+{
+	struct pathmon_ack ev = tack(k, ack, tsecr, t);
+
+	return pathmon_ack(pm, &ev, t);
+}
+
+static bool dep_at(struct pathmon *pm, const struct pathmon_key *k,
+		   uint32_t seq, uint32_t len, uint32_t ts, uint64_t t)
+{
+	struct pathmon_dep d = seg(seq, len, ts);
+
+	return pathmon_depart(pm, k, &d, t);
+}
+
+/* RoCE: the data key (responder's QP) and the ACK key (requester's). */
+static struct pathmon_key rkey(uint8_t dst, uint32_t qpn)
+{
+	struct pathmon_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.family = 4;
+	k.proto = PATHMON_P_ROCE;
+	memcpy(k.src, "\x0a\x00\x00\x01", 4);
+	memcpy(k.dst, "\x0a\x00\x00\x00", 4);
+	k.dst[3] = dst;
+	k.qpn = qpn;
+	return k;
+}
+
+static bool rdep_at(struct pathmon *pm, const struct pathmon_key *k,
+		    uint32_t psn, uint8_t flags, uint32_t bytes, uint64_t t)
+{
+	struct pathmon_dep d;
+
+	memset(&d, 0, sizeof(d));
+	d.seq = d.end = psn;
+	d.flags = flags;
+	d.bytes = bytes;
+	return pathmon_depart(pm, k, &d, t);
+}
+
+static uint64_t rack_at(struct pathmon *pm, const struct pathmon_key *k,
+			uint32_t psn, uint8_t syndrome, uint64_t t)
+{
+	struct pathmon_ack ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.key = *k;
+	ev.type = PATHMON_EV_ROCE_ACK;
+	ev.ack = psn;
+	ev.syndrome = syndrome;
+	ev.seen_ns = t;
+	return pathmon_ack(pm, &ev, t);
+}
+
+static uint32_t index_used(const struct pathmon *pm)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i <= pm->index_mask; i++)
+		n += pm->index[i].ref != UINT32_MAX;
+	return n;
+}
+
+static bool near(double v, double want, double frac)
+{
+	double d = v > want ? v - want : want - v;
+
+	return d <= want * frac;
+}
+
+/* ---- RTT from TCP timestamps ---- */
+
+static void test_rtt_ts(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(1);
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	/* the flow's first departure creates it, never a sample */
+	assert_false(dep_at(&pm, &k, 1000, 1000, 100, 0));
+	assert_int_equal(pathmon_flows(&pm), 1);
+	assert_true(dep_at(&pm, &k, 2000, 1000, 101, 1 * MS));
+	assert_false(dep_at(&pm, &k, 3000, 1000, 101, 1100 * US)); /* same */
+	assert_false(dep_at(&pm, &k, 4000, 1000, 102, 1200 * US)); /* pending */
+	assert_int_equal(ctr_read(&pm.st.samples_started[PATHMON_TCP_TS]), 1);
+	/* an older echo: nothing */
+	assert_int_equal(ack_at(&pm, &k, 2000, 100, 1220 * US), 0);
+	/* exact echo: seen - departure of the first packet with 101 */
+	assert_int_equal(ack_at(&pm, &k, 3000, 101, 1250 * US), 250 * US);
+	/* first echo only */
+	assert_int_equal(ack_at(&pm, &k, 4000, 101, 1300 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.samples_matched[PATHMON_TCP_TS]), 1);
+
+	/* reordering on the way back */
+	assert_true(dep_at(&pm, &k, 5000, 1000, 103, 2 * MS));
+	/* a TSecr never sent: ignored, the sample stays */
+	assert_int_equal(ack_at(&pm, &k, 5000, 104, 2100 * US), 0);
+	assert_int_equal(ack_at(&pm, &k, 5000, 102, 2200 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.superseded), 0);
+	assert_int_equal(ack_at(&pm, &k, 6000, 103, 2300 * US), 300 * US);
+
+	/* a newer TSval echoed first: the recorded one is dropped */
+	assert_true(dep_at(&pm, &k, 6000, 1000, 105, 3 * MS));
+	assert_false(dep_at(&pm, &k, 7000, 1000, 106, 3100 * US));
+	assert_int_equal(ack_at(&pm, &k, 8000, 106, 3400 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.superseded), 1);
+	assert_int_equal(ack_at(&pm, &k, 8000, 105, 3450 * US), 0);
+	assert_true(dep_at(&pm, &k, 8000, 1000, 107, 3500 * US));
+	assert_int_equal(ack_at(&pm, &k, 9000, 107, 3600 * US), 100 * US);
+	assert_int_equal(ctr_read(&pm.st.samples_matched[PATHMON_TCP_TS]), 3);
+	assert_int_equal(ctr_read(&pm.st.samples_matched[PATHMON_TCP_SEQ]), 0);
+	pathmon_fini(&pm);
+}
+
+static void test_rtt_ts_wrap(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(2);
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &k, 0xffffff00, 0x80, 0xfffffffd, 0));
+	assert_true(dep_at(&pm, &k, 0xffffff80, 0x80, 0xffffffff, 1 * MS));
+	assert_int_equal(ack_at(&pm, &k, 0xffffff80, 0xfffffffe, 1050 * US), 0);
+	assert_int_equal(ack_at(&pm, &k, 0, 0xffffffff, 1100 * US), 100 * US);
+	/* newer across the wrap of TSval (and of the sequence space) */
+	assert_true(dep_at(&pm, &k, 0, 0x80, 0x00000002, 2 * MS));
+	assert_int_equal(ack_at(&pm, &k, 0, 0xffffffff, 2100 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.superseded), 0);
+	assert_int_equal(ack_at(&pm, &k, 0x80, 2, 2200 * US), 200 * US);
+	assert_int_equal(ctr_read(&pm.st.samples_matched[PATHMON_TCP_TS]), 2);
+	pathmon_fini(&pm);
+}
+
+/* ---- RTT from sequence / ACK numbers (no timestamps) ---- */
+
+static void test_rtt_seq(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(3);
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &k, 1000, 1000, 0, 0));
+	assert_true(dep_at(&pm, &k, 2000, 1000, 0, 1 * MS)); /* end 3000 */
+	assert_false(dep_at(&pm, &k, 3000, 1000, 0, 1100 * US));
+	assert_int_equal(ack_at(&pm, &k, 2000, 0, 1200 * US), 0); /* older */
+	assert_int_equal(ack_at(&pm, &k, 2500, 0, 1300 * US), 0); /* part */
+	assert_int_equal(ack_at(&pm, &k, 3000, 0, 1400 * US), 400 * US);
+	assert_int_equal(ack_at(&pm, &k, 3000, 0, 1500 * US), 0); /* dup */
+	assert_int_equal(ack_at(&pm, &k, 4000, 0, 1600 * US), 0); /* none */
+	/* a pure ACK leaving carries no sequence space: no sample */
+	assert_false(dep_at(&pm, &k, 4000, 0, 0, 2 * MS));
+	assert_int_equal(ctr_read(&pm.st.samples_matched[PATHMON_TCP_SEQ]), 1);
+	assert_int_equal(ctr_read(&pm.st.samples_started[PATHMON_TCP_SEQ]), 1);
+	pathmon_fini(&pm);
+}
+
+static void test_karn(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(4), kt = tkey(5);
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &k, 1000, 1000, 0, 0));
+	assert_true(dep_at(&pm, &k, 2000, 1000, 0, 1 * MS));
+	assert_false(dep_at(&pm, &k, 3000, 1000, 0, 1100 * US));
+	/* the sampled segment again: its ACK would be ambiguous */
+	assert_false(dep_at(&pm, &k, 2000, 1000, 0, 1500 * US));
+	assert_int_equal(ctr_read(&pm.st.karn_invalidated), 1);
+	assert_int_equal(ack_at(&pm, &k, 3000, 0, 1600 * US), 0);
+	assert_int_equal(ack_at(&pm, &k, 4000, 0, 1700 * US), 0);
+	/* a retransmission is never sampled itself either */
+	assert_false(dep_at(&pm, &k, 3000, 1000, 0, 1800 * US));
+	assert_int_equal(ctr_read(&pm.st.samples_started[PATHMON_TCP_SEQ]), 1);
+	/* new data samples again */
+	assert_true(dep_at(&pm, &k, 4000, 1000, 0, 2 * MS));
+	assert_int_equal(ack_at(&pm, &k, 5000, 0, 2200 * US), 200 * US);
+
+	/* with timestamps, a retransmission does not make the echo
+	 * ambiguous: the sample stays */
+	assert_false(dep_at(&pm, &kt, 1000, 1000, 10, 0));
+	assert_true(dep_at(&pm, &kt, 2000, 1000, 11, 1 * MS));
+	assert_false(dep_at(&pm, &kt, 1000, 1000, 12, 1100 * US));
+	assert_int_equal(ctr_read(&pm.st.karn_invalidated), 1);
+	assert_int_equal(ack_at(&pm, &kt, 3000, 11, 1300 * US), 300 * US);
+	pathmon_fini(&pm);
+}
+
+static void test_lost_acks(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(6);
+	struct pathmon_est e;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &k, 1000, 1000, 0, 0)); /* t0, not recorded */
+	assert_true(dep_at(&pm, &k, 2000, 1000, 0, 1 * MS)); /* A, t1 */
+	assert_false(dep_at(&pm, &k, 3000, 1000, 0, 1200 * US)); /* B */
+	/* the ACKs of 2000 and of A are lost; the one of B comes at t3: the
+	 * sample is for A's departure, never for t0's */
+	assert_int_equal(ack_at(&pm, &k, 4000, 0, 1500 * US), 500 * US);
+	/* an ACK of what never left: nothing, not even delivered bytes */
+	assert_true(dep_at(&pm, &k, 4000, 1000, 0, 2 * MS));
+	assert_int_equal(ack_at(&pm, &k, 9999, 0, 2100 * US), 0);
+	assert_int_equal(ack_at(&pm, &k, 5000, 0, 2200 * US), 200 * US);
+	pathmon_estimate(&pm, 10 * MS, &e);
+	/* delivered: 4000 was the first ACK seen (the baseline), then 1000 */
+	assert_true(near(e.delivery_bps_last, 1000 * 8e9 / 10e6, 1e-9));
+	pathmon_fini(&pm);
+}
+
+static void test_seq_wrap(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(7);
+	struct pathmon_est e;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &k, 0xfffff000, 0x800, 0, 0));
+	/* [0xfffff800, 0x800): the end wraps */
+	assert_true(dep_at(&pm, &k, 0xfffff800, 0x1000, 0, 1 * MS));
+	assert_int_equal(ack_at(&pm, &k, 0xfffffc00, 0, 1100 * US), 0);
+	assert_int_equal(ack_at(&pm, &k, 0x00000400, 0, 1200 * US), 0);
+	assert_int_equal(ack_at(&pm, &k, 0x00000800, 0, 1300 * US), 300 * US);
+	assert_int_equal(ack_at(&pm, &k, 0x00000400, 0, 1400 * US), 0);
+	/* a retransmission from below the wrap is one */
+	assert_true(dep_at(&pm, &k, 0x800, 0x100, 0, 2 * MS));
+	assert_false(dep_at(&pm, &k, 0xfffffff0, 0x100, 0, 2100 * US));
+	assert_int_equal(ctr_read(&pm.st.karn_invalidated), 1);
+	/* delivered across the wrap: 0x800 + 0x400 after the baseline */
+	pathmon_estimate(&pm, 10 * MS, &e);
+	assert_true(near(e.delivery_bps_last, 0xc00 * 8e9 / 10e6, 1e-9));
+	pathmon_fini(&pm);
+}
+
+/* ---- RoCE: PSN / ACK ---- */
+
+static void test_rtt_roce(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = rkey(2, 0x123), ak = rkey(2, 0x456);
+	const uint8_t AR = PATHMON_DF_ACKREQ;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(rdep_at(&pm, &k, 100, AR, 1024, 0));
+	assert_true(rdep_at(&pm, &k, 101, AR, 1024, 1 * MS));
+	/* the first ACK pairs the requester's QP 0x456 with the flow */
+	assert_int_equal(rack_at(&pm, &ak, 101, AETH_ACK, 1200 * US), 200 * US);
+	assert_int_equal(ctr_read(&pm.st.qpn_learned), 1);
+	/* without AckReq no sample; a coalesced ACK covers the recorded */
+	assert_false(rdep_at(&pm, &k, 102, 0, 1024, 2 * MS));
+	assert_true(rdep_at(&pm, &k, 103, AR, 1024, 2100 * US));
+	assert_false(rdep_at(&pm, &k, 104, AR, 1024, 2200 * US));
+	assert_int_equal(rack_at(&pm, &ak, 102, AETH_ACK, 2400 * US), 0);
+	assert_int_equal(rack_at(&pm, &ak, 104, AETH_ACK, 2500 * US), 400 * US);
+	assert_int_equal(rack_at(&pm, &ak, 104, AETH_ACK, 2600 * US), 0);
+	assert_int_equal(rack_at(&pm, &ak, 102, AETH_ACK, 2700 * US), 0);
+	/* a NAK invalidates */
+	assert_true(rdep_at(&pm, &k, 105, AR, 1024, 3 * MS));
+	assert_int_equal(rack_at(&pm, &ak, 105, AETH_NAK_SEQ, 3100 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.nak_invalidated), 1);
+	assert_int_equal(rack_at(&pm, &ak, 105, AETH_ACK, 3300 * US), 0);
+	/* go-back-N: the same PSN leaving again invalidates */
+	assert_true(rdep_at(&pm, &k, 106, AR, 1024, 4 * MS));
+	assert_false(rdep_at(&pm, &k, 105, AR, 1024, 4100 * US));
+	assert_int_equal(ctr_read(&pm.st.karn_invalidated), 1);
+	assert_int_equal(rack_at(&pm, &ak, 106, AETH_ACK, 4300 * US), 0);
+	/* RNR NAK too */
+	assert_true(rdep_at(&pm, &k, 107, AR, 1024, 5 * MS));
+	assert_int_equal(rack_at(&pm, &ak, 107, AETH_RNR, 5100 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.nak_invalidated), 2);
+	/* a READ request or atomic is never sampled */
+	assert_false(
+		rdep_at(&pm, &k, 108, AR | PATHMON_DF_NOSAMPLE, 0, 6 * MS));
+	/* an ACK far outside the flow's window: the pair is dropped */
+	assert_true(rdep_at(&pm, &k, 109, AR, 1024, 7 * MS));
+	assert_int_equal(rack_at(&pm, &ak, 0x800000, AETH_ACK, 7100 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.qpn_unpaired), 1);
+	assert_int_equal(rack_at(&pm, &ak, 109, AETH_ACK, 7200 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.qpn_learned), 2); /* learned again */
+	assert_true(rdep_at(&pm, &k, 110, AR, 1024, 8 * MS));
+	assert_int_equal(rack_at(&pm, &ak, 110, AETH_ACK, 8050 * US), 50 * US);
+	assert_int_equal(ctr_read(&pm.st.samples_matched[PATHMON_ROCE_PSN]), 3);
+	assert_int_equal(ctr_read(&pm.st.samples_started[PATHMON_ROCE_PSN]), 7);
+	pathmon_fini(&pm);
+}
+
+static void test_roce_wrap(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = rkey(2, 0x10), ak = rkey(2, 0x11);
+	const uint8_t AR = PATHMON_DF_ACKREQ;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(rdep_at(&pm, &k, 0xfffffe, AR, 4096, 0));
+	assert_true(rdep_at(&pm, &k, 0xffffff, AR, 4096, 1 * MS));
+	assert_false(rdep_at(&pm, &k, 0x000000, 0, 4096, 1010 * US));
+	assert_false(rdep_at(&pm, &k, 0x000001, 0, 4096, 1020 * US));
+	assert_int_equal(ctr_read(&pm.st.karn_invalidated), 0);
+	assert_int_equal(rack_at(&pm, &ak, 0xfffffe, AETH_ACK, 1300 * US), 0);
+	assert_int_equal(rack_at(&pm, &ak, 0x000001, AETH_ACK, 1500 * US),
+			 500 * US);
+	assert_true(rdep_at(&pm, &k, 0x000002, AR, 4096, 2 * MS));
+	assert_int_equal(rack_at(&pm, &ak, 0xffffff, AETH_ACK, 2050 * US), 0);
+	assert_int_equal(rack_at(&pm, &ak, 0x000002, AETH_ACK, 2100 * US),
+			 100 * US);
+	/* a PSN from before the wrap leaving again is a retransmission */
+	assert_true(rdep_at(&pm, &k, 0x000003, AR, 4096, 3 * MS));
+	assert_false(rdep_at(&pm, &k, 0xffffff, AR, 4096, 3100 * US));
+	assert_int_equal(ctr_read(&pm.st.karn_invalidated), 1);
+	pathmon_fini(&pm);
+}
+
+static void test_roce_pairing(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k1 = rkey(2, 0x10), k2 = rkey(2, 0x20),
+			   k3 = rkey(2, 0x30), k4 = rkey(3, 0x10);
+	struct pathmon_key a1 = rkey(2, 0x11), a3 = rkey(2, 0x31),
+			   a4 = rkey(3, 0x11);
+	const uint8_t AR = PATHMON_DF_ACKREQ;
+
+	params(&p);
+	p.max_learn_per_ms = 3;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	/* two QPs to the same host with overlapping PSN windows */
+	assert_false(rdep_at(&pm, &k1, 1000, AR, 100, 0));
+	assert_true(rdep_at(&pm, &k1, 1010, AR, 100, 10 * US));
+	assert_false(rdep_at(&pm, &k2, 1005, AR, 100, 20 * US));
+	assert_true(rdep_at(&pm, &k2, 1015, AR, 100, 30 * US));
+	/* a third far away in PSN space, and one to another host */
+	assert_false(rdep_at(&pm, &k3, 5000000, AR, 100, 40 * US));
+	assert_true(rdep_at(&pm, &k3, 5000001, AR, 100, 50 * US));
+	assert_false(rdep_at(&pm, &k4, 1000, AR, 100, 60 * US));
+	assert_true(rdep_at(&pm, &k4, 1001, AR, 100, 70 * US));
+
+	/* 1010 is in both windows: never guessed */
+	assert_int_equal(rack_at(&pm, &a1, 1010, AETH_ACK, 1 * MS), 0);
+	assert_int_equal(ctr_read(&pm.st.qpn_ambiguous), 1);
+	/* in no window */
+	assert_int_equal(rack_at(&pm, &a1, 3000000, AETH_ACK, 1 * MS), 0);
+	assert_int_equal(ctr_read(&pm.st.qpn_unmatched), 1);
+	assert_int_equal(ctr_read(&pm.st.acks_unmatched), 2);
+	/* exactly one: paired, and the sample is QP 0x30's */
+	assert_int_equal(rack_at(&pm, &a3, 5000001, AETH_ACK, 1 * MS),
+			 1 * MS - 50 * US);
+	/* the learning budget (3 scans per ms) is spent */
+	assert_int_equal(rack_at(&pm, &a4, 1001, AETH_ACK, 1 * MS), 0);
+	assert_int_equal(ctr_read(&pm.st.learn_refused), 1);
+	/* next ms: the other host's only QP in that window */
+	assert_int_equal(rack_at(&pm, &a4, 1001, AETH_ACK, 2 * MS),
+			 2 * MS - 70 * US);
+	assert_int_equal(ctr_read(&pm.st.qpn_learned), 2);
+	/* a NAK does not pair */
+	assert_int_equal(rack_at(&pm, &a1, 1011, AETH_NAK_SEQ, 3 * MS), 0);
+	assert_int_equal(ctr_read(&pm.st.qpn_learned), 2);
+	assert_int_equal(ctr_read(&pm.st.samples_matched[PATHMON_ROCE_PSN]), 2);
+	pathmon_fini(&pm);
+}
+
+/* ---- delivery rate ---- */
+
+/* One TCP flow sends MSS segments every gap ns from *t to `until`, each
+ * acknowledged `lag` segments later. */
+static void tcp_stream(struct pathmon *pm, const struct pathmon_key *k,
+		       uint64_t *t, uint32_t *i, uint64_t gap, uint64_t until)
+{
+	const uint32_t mss = 1448, lag = 10;
+
+	for (; *t < until; *t += gap, (*i)++) {
+		dep_at(pm, k, *i * mss, mss, 0, *t);
+		if (*i >= lag)
+			ack_at(pm, k, (*i - lag + 1) * mss, 0, *t);
+	}
+}
+
+static void test_delivery_rate_tcp(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(8);
+	struct pathmon_est e;
+	uint64_t t = 0;
+	uint32_t i = 0;
+
+	params(&p);
+	p.interval_ns = 10 * MS;
+	p.rate_intervals = 10;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	/* 1 Gbit/s: 1448 bytes every 11584 ns */
+	tcp_stream(&pm, &k, &t, &i, 11584, 200 * MS);
+	pathmon_estimate(&pm, 200 * MS, &e);
+	assert_true(near(e.delivery_bps, 1e9, 0.02));
+	assert_true(near(e.delivery_bps_last, 1e9, 0.02));
+	/* 250 Mbit/s: the max holds for the window, the last follows */
+	tcp_stream(&pm, &k, &t, &i, 4 * 11584, 250 * MS);
+	pathmon_estimate(&pm, 250 * MS, &e);
+	assert_true(near(e.delivery_bps, 1e9, 0.02));
+	assert_true(near(e.delivery_bps_last, 0.25e9, 0.03));
+	tcp_stream(&pm, &k, &t, &i, 4 * 11584, 400 * MS);
+	pathmon_estimate(&pm, 400 * MS, &e);
+	assert_true(near(e.delivery_bps, 0.25e9, 0.03));
+	/* idle: the window empties */
+	pathmon_estimate(&pm, 600 * MS, &e);
+	assert_true(e.delivery_bps == 0 && e.delivery_bps_last == 0);
+	pathmon_fini(&pm);
+}
+
+static void test_delivery_rate_roce(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = rkey(9, 0x99), ak = rkey(9, 0x98);
+	struct pathmon_est e;
+	const uint64_t gap = 3277; /* 4096 bytes at 10 Gbit/s */
+	uint64_t t = 0;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	for (uint32_t psn = 0xfffff0; t < 100 * MS; t += gap) {
+		/* one ACK every 4 PSNs, 8 behind */
+		rdep_at(&pm, &k, psn, (psn & 3) == 3 ? PATHMON_DF_ACKREQ : 0,
+			4096, t);
+		if ((psn & 3) == 3)
+			rack_at(&pm, &ak, (psn - 8) & PATHMON_PSN_MASK,
+				AETH_ACK, t);
+		psn = (psn + 1) & PATHMON_PSN_MASK;
+	}
+	pathmon_estimate(&pm, 100 * MS, &e);
+	assert_true(near(e.delivery_bps, 4096 * 8e9 / gap, 0.02));
+	assert_true(near(e.delivery_bps_last, 4096 * 8e9 / gap, 0.02));
+	assert_true(ctr_read(&pm.st.samples_matched[PATHMON_ROCE_PSN]) > 100);
+	pathmon_fini(&pm);
+}
+
+/* ---- congestion signals ---- */
+
+static void test_marks(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(10);
+	struct pathmon_ack ev;
+	struct pathmon_est e;
+
+	params(&p);
+	p.interval_ns = 10 * MS;
+	p.mark_shift = 4;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	dep_at(&pm, &k, 0, 100000, 0, 0);
+	for (uint32_t i = 0; i < 100; i++) {
+		ev = tack(&k, i * 100, 0, i * 10 * US);
+		if (i % 4 == 0)
+			ev.flags |= PATHMON_AF_ECE;
+		pathmon_ack(&pm, &ev, ev.seen_ns);
+	}
+	pathmon_estimate(&pm, 10 * MS, &e);
+	assert_true(near(e.mark_frac_last, 0.25, 1e-9));
+	assert_true(near(e.mark_frac, 0.25, 1e-9));
+	/* 10 ACKs, 30 CNPs (each a mark): 0.75; EWMA gain 1/16 */
+	for (uint32_t i = 0; i < 40; i++) {
+		ev = tack(&k, 10000, 0, 11 * MS + i * US);
+		if (i >= 10) {
+			memset(&ev, 0, sizeof(ev));
+			ev.type = PATHMON_EV_CNP;
+		}
+		pathmon_ack(&pm, &ev, 11 * MS + i * US);
+	}
+	pathmon_estimate(&pm, 20 * MS, &e);
+	assert_true(near(e.mark_frac_last, 0.75, 1e-9));
+	assert_true(near(e.mark_frac, 0.25 + 0.5 / 16, 1e-9));
+	assert_int_equal(ctr_read(&pm.st.ece), 25);
+	assert_int_equal(ctr_read(&pm.st.cnps), 30);
+	/* an interval without events leaves the fraction alone */
+	pathmon_estimate(&pm, 40 * MS, &e);
+	assert_true(near(e.mark_frac_last, 0.75, 1e-9));
+	pathmon_fini(&pm);
+}
+
+/* ---- windowed min RTT and srtt ---- */
+
+struct ts_flow {
+	struct pathmon_key k;
+	uint32_t seq, ts;
+};
+
+/* One TS sample of rtt departing at t. */
+static void ts_sample(struct pathmon *pm, struct ts_flow *f, uint64_t t,
+		      uint64_t rtt)
+{
+	f->ts++;
+	assert_true(dep_at(pm, &f->k, f->seq, 100, f->ts, t));
+	f->seq += 100;
+	assert_int_equal(ack_at(pm, &f->k, f->seq, f->ts, t + rtt), rtt);
+}
+
+static void test_min_rtt_window(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct ts_flow f = {.k = tkey(11), .seq = 1, .ts = 1};
+	struct pathmon_est e;
+	uint64_t t;
+	const uint64_t w = 10 * SEC, t_drop = 3 * SEC;
+
+	params(&p);
+	p.minrtt_window_ns = w;
+	p.flow_idle_ns = 60 * SEC;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &f.k, 0, 1, f.ts, 0));
+	f.seq = 1;
+	for (t = 100 * MS; t < t_drop; t += 100 * MS)
+		ts_sample(&pm, &f, t, 100 * US);
+	pathmon_estimate(&pm, t_drop - 10 * MS, &e);
+	assert_int_equal(e.base_rtt_ns, 100 * US);
+	assert_true(e.valid);
+	/* a drop shows at once */
+	ts_sample(&pm, &f, t_drop, 50 * US);
+	pathmon_estimate(&pm, t_drop + 1 * MS, &e);
+	assert_int_equal(e.base_rtt_ns, 50 * US);
+	/* then 80 us: the 50 us minimum stays for at least 4/5 of the
+	 * window and leaves within the window */
+	for (t = t_drop + 100 * MS; t < t_drop + w * 4 / 5 - 10 * MS;
+	     t += 100 * MS)
+		ts_sample(&pm, &f, t, 80 * US);
+	pathmon_estimate(&pm, t_drop + w * 4 / 5 - 10 * MS, &e);
+	assert_int_equal(e.base_rtt_ns, 50 * US);
+	assert_true(near((double)e.srtt_ns, 80e3, 0.01));
+	assert_int_equal(e.qdelay_ns, e.srtt_ns - 50 * US);
+	for (; t < t_drop + w + 10 * MS; t += 100 * MS)
+		ts_sample(&pm, &f, t, 80 * US);
+	pathmon_estimate(&pm, t_drop + w + 10 * MS, &e);
+	assert_int_equal(e.base_rtt_ns, 80 * US);
+	/* no samples for a whole window: no base, not valid */
+	pathmon_estimate(&pm, t_drop + 3 * w, &e);
+	assert_int_equal(e.base_rtt_ns, 0);
+	assert_false(e.valid);
+	pathmon_fini(&pm);
+}
+
+static void test_srtt(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct ts_flow f = {.k = tkey(12), .seq = 1, .ts = 1};
+	struct pathmon_est e;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &f.k, 0, 1, f.ts, 0));
+	ts_sample(&pm, &f, 1 * MS, 800 * US);
+	pathmon_estimate(&pm, 2 * MS, &e);
+	assert_int_equal(e.srtt_ns, 800 * US);
+	assert_int_equal(e.qdelay_ns, 0);
+	ts_sample(&pm, &f, 3 * MS, 1600 * US);
+	pathmon_estimate(&pm, 5 * MS, &e);
+	assert_int_equal(e.srtt_ns, 900 * US); /* 800 + (1600 - 800) / 8 */
+	assert_int_equal(e.base_rtt_ns, 800 * US);
+	assert_int_equal(e.qdelay_ns, 100 * US);
+	assert_int_equal(e.last_sample_ns, 3 * MS + 1600 * US);
+	pathmon_fini(&pm);
+}
+
+/* ---- bounds ---- */
+
+static void test_table_bounded(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k;
+	uint64_t mem;
+
+	params(&p);
+	p.max_flows = 16;
+	p.sweep_per_call = 0;
+	p.flow_idle_ns = 100 * MS;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	mem = pathmon_mem_bytes(&pm);
+	assert_true(mem > 0);
+	for (uint32_t i = 0; i < 1000; i++) {
+		k = tkey(i);
+		assert_false(dep_at(&pm, &k, 1, 100, 0, i * US));
+	}
+	assert_int_equal(pathmon_flows(&pm), 16);
+	assert_int_equal(ctr_read(&pm.st.flows_created), 16);
+	assert_int_equal(ctr_read(&pm.st.table_full), 984);
+	assert_int_equal(pathmon_mem_bytes(&pm), mem);
+	assert_int_equal(index_used(&pm), 16);
+	/* the flows in the table are measured, the refused ones not */
+	k = tkey(3);
+	assert_true(dep_at(&pm, &k, 101, 100, 0, 2 * MS));
+	assert_int_equal(ack_at(&pm, &k, 201, 0, 2100 * US), 100 * US);
+	k = tkey(500);
+	assert_false(dep_at(&pm, &k, 101, 100, 0, 3 * MS));
+	assert_int_equal(ack_at(&pm, &k, 201, 0, 3100 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.acks_unmatched), 1);
+	/* expiry frees the slots: not before the idle time */
+	assert_int_equal(pathmon_sweep(&pm, 50 * MS, 16), 0);
+	assert_int_equal(pathmon_sweep(&pm, 200 * MS, 16), 16);
+	assert_int_equal(pathmon_flows(&pm), 0);
+	assert_int_equal(index_used(&pm), 0);
+	for (uint32_t i = 2000; i < 2016; i++) {
+		k = tkey(i);
+		dep_at(&pm, &k, 1, 100, 0, 201 * MS);
+	}
+	assert_int_equal(pathmon_flows(&pm), 16);
+	assert_int_equal(ctr_read(&pm.st.table_full), 985);
+	pathmon_fini(&pm);
+
+	/* the incremental sweep of every call frees them as well */
+	p.sweep_per_call = 2;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	for (uint32_t i = 0; i < 16; i++) {
+		k = tkey(i);
+		dep_at(&pm, &k, 1, 100, 0, 0);
+	}
+	for (uint32_t i = 100; i < 200; i++) {
+		k = tkey(i);
+		dep_at(&pm, &k, 1, 100, 0, 1 * SEC);
+	}
+	assert_int_equal(ctr_read(&pm.st.flows_expired), 16);
+	assert_int_equal(pathmon_flows(&pm), 16);
+	assert_int_equal(ctr_read(&pm.st.table_full), 100 - 16);
+	assert_int_equal(index_used(&pm), 16);
+	pathmon_fini(&pm);
+}
+
+/* RoCE flows hold two index entries once paired: both leave with them
+ * (also when the ACK's QPN field had bits above 24 set). */
+static void test_table_roce_pairs_expire(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+
+	params(&p);
+	p.max_flows = 8;
+	p.sweep_per_call = 0;
+	p.max_learn_per_ms = 1000;
+	p.flow_idle_ns = 100 * MS;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	for (uint32_t round = 0; round < 3; round++) {
+		uint64_t t0 = round * SEC;
+
+		for (uint32_t i = 0; i < 50; i++) {
+			struct pathmon_key k = rkey((uint8_t)i, 0x100 + i);
+			/* bits above the 24 of a QPN are not the QPN's */
+			struct pathmon_key ak =
+				rkey((uint8_t)i, (0x200 + i) | round << 24);
+
+			rdep_at(&pm, &k, 10 * i, PATHMON_DF_ACKREQ, 64,
+				t0 + i * US);
+			rack_at(&pm, &ak, 10 * i, AETH_ACK, t0 + i * US + 1);
+		}
+		assert_int_equal(pathmon_flows(&pm), 8);
+		assert_int_equal(index_used(&pm), 16); /* 8 flows, 8 pairs */
+		assert_int_equal(pathmon_sweep(&pm, t0 + 500 * MS, 8), 8);
+		assert_int_equal(index_used(&pm), 0);
+	}
+	assert_int_equal(ctr_read(&pm.st.qpn_learned), 24);
+	pathmon_fini(&pm);
+}
+
+static void test_budget(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k;
+	uint32_t started = 0, per_ms[200] = {0};
+	uint64_t rng = 42;
+
+	params(&p);
+	p.max_samples_per_ms = 3;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	for (uint32_t i = 0; i < 50; i++) {
+		k = tkey(i);
+		dep_at(&pm, &k, 1, 100, 0, i * US);
+	}
+	for (uint32_t i = 0; i < 50; i++) {
+		k = tkey(i);
+		started += dep_at(&pm, &k, 101, 100, 0, 1 * MS + i * 10 * US);
+	}
+	assert_int_equal(started, 3);
+	assert_int_equal(ctr_read(&pm.st.budget_refused), 47);
+	/* next ms: 3 more (47 flows have none pending) */
+	started = 0;
+	for (uint32_t i = 0; i < 50; i++) {
+		k = tkey(i);
+		started += dep_at(&pm, &k, 201, 100, 0, 2 * MS + i * 10 * US);
+	}
+	assert_int_equal(started, 3);
+	/* random departures and ACKs for 200 ms: never more than 3 new
+	 * samples in a millisecond */
+	for (uint64_t t = 3 * MS; t < 200 * MS; t += 7 * US) {
+		uint32_t i;
+
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		i = (uint32_t)(rng >> 40) % 50;
+		k = tkey(i);
+		if (dep_at(&pm, &k, (uint32_t)(t / US) * 100, 100, 0, t))
+			per_ms[t / MS]++;
+		ack_at(&pm, &k, (uint32_t)(t / US) * 100 + 100, 0, t + 1);
+	}
+	for (uint32_t ms = 0; ms < 200; ms++)
+		assert_true(per_ms[ms] <= 3);
+	assert_true(ctr_read(&pm.st.samples_started[PATHMON_TCP_SEQ]) > 300);
+	pathmon_fini(&pm);
+}
+
+static void test_pending_expiry(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct ts_flow f = {.k = tkey(13), .seq = 1, .ts = 1};
+
+	params(&p);
+	p.sweep_per_call = 0;
+	p.sample_min_age_ns = 10 * MS;
+	p.sample_max_age_ns = 2 * SEC;
+	p.age_mult = 8;
+	p.flow_idle_ns = 60 * SEC;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &f.k, 0, 1, 1, 0));
+	/* no RTT known yet: a sample waits up to the maximum age */
+	assert_true(dep_at(&pm, &f.k, 1, 100, 2, 1 * MS));
+	assert_false(dep_at(&pm, &f.k, 101, 100, 3, 1 * MS + 2 * SEC));
+	assert_int_equal(ctr_read(&pm.st.expired), 0);
+	assert_true(dep_at(&pm, &f.k, 201, 100, 4, 2 * MS + 2 * SEC));
+	assert_int_equal(ctr_read(&pm.st.expired), 1);
+	/* its late echo is no sample; the new one's is */
+	assert_int_equal(ack_at(&pm, &f.k, 101, 2, 3 * SEC), 0);
+	assert_int_equal(ack_at(&pm, &f.k, 301, 4, 3 * SEC),
+			 3 * SEC - 2 * MS - 2 * SEC);
+	pathmon_fini(&pm);
+	/* with srtt 100 us: the limit is max(8 x 100 us, 10 ms) = 10 ms */
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &f.k, 0, 1, 1, 0));
+	f.seq = 1;
+	f.ts = 1;
+	ts_sample(&pm, &f, 1 * MS, 100 * US);
+	assert_true(dep_at(&pm, &f.k, f.seq, 100, 50, 2 * MS));
+	assert_int_equal(pathmon_sweep(&pm, 11 * MS, 16), 0);
+	assert_int_equal(ctr_read(&pm.st.expired), 0);
+	pathmon_sweep(&pm, 12 * MS + 1, 64);
+	assert_int_equal(ctr_read(&pm.st.expired), 1);
+	assert_int_equal(ack_at(&pm, &f.k, f.seq + 100, 50, 13 * MS), 0);
+	pathmon_fini(&pm);
+}
+
+static void test_estimate_valid(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct ts_flow f = {.k = tkey(14), .seq = 1, .ts = 1};
+	struct pathmon_est e;
+
+	params(&p);
+	p.min_samples = 3;
+	p.interval_ns = 10 * MS;
+	p.rate_intervals = 10;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	pathmon_estimate(&pm, 0, &e);
+	assert_false(e.valid);
+	assert_int_equal(e.base_rtt_ns, 0);
+	assert_false(dep_at(&pm, &f.k, 0, 1, 1, 0));
+	f.seq = 1;
+	ts_sample(&pm, &f, 1 * MS, 100 * US);
+	ts_sample(&pm, &f, 2 * MS, 100 * US);
+	pathmon_estimate(&pm, 3 * MS, &e);
+	assert_false(e.valid);
+	assert_int_equal(e.samples_recent, 2);
+	ts_sample(&pm, &f, 15 * MS, 100 * US);
+	pathmon_estimate(&pm, 16 * MS, &e);
+	assert_true(e.valid);
+	assert_int_equal(e.samples_recent, 3);
+	/* the samples age out of the rate window (10 x 10 ms) */
+	pathmon_estimate(&pm, 105 * MS, &e);
+	assert_true(e.valid);
+	pathmon_estimate(&pm, 125 * MS, &e);
+	assert_false(e.valid);
+	assert_int_equal(e.samples_recent, 0);
+	assert_int_equal(e.base_rtt_ns, 100 * US); /* the base stays */
+	pathmon_fini(&pm);
+}
+
+static void test_params(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+
+	params(&p);
+	p.max_flows = 100; /* not a power of two */
+	assert_int_equal(pathmon_init(&pm, &p, 0), -EINVAL);
+	params(&p);
+	p.rate_intervals = PATHMON_RATE_WIN_MAX + 1;
+	assert_int_equal(pathmon_init(&pm, &p, 0), -EINVAL);
+	params(&p);
+	p.psn_window = 1u << 24;
+	assert_int_equal(pathmon_init(&pm, &p, 0), -EINVAL);
+	params(&p);
+	p.interval_ns = 0;
+	assert_int_equal(pathmon_init(&pm, &p, 0), -EINVAL);
+	params(&p);
+	p.sample_min_age_ns = p.sample_max_age_ns + 1;
+	assert_int_equal(pathmon_init(&pm, &p, 0), -EINVAL);
+	pathmon_params_default(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	pathmon_fini(&pm);
+}
+
+/* ---- frame helpers ---- */
+
+static void wr16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+	wr16(p, v >> 16);
+	wr16(p + 2, v);
+}
+
+/* IPv4 TCP frame a -> b with timestamps (unless tsval and tsecr are 0). */
+static uint32_t tcp_frame(uint8_t *f, uint8_t a, uint8_t b, uint16_t sport,
+			  uint16_t dport, uint32_t seq, uint32_t ack,
+			  uint8_t flags, uint32_t tsval, uint32_t tsecr,
+			  uint32_t payload)
+{
+	uint32_t th = (tsval || tsecr) ? 32 : 20;
+
+	memset(f, 0, 2048);
+	wr16(f + 12, ETHERTYPE_IPV4);
+	f[14] = 0x45;
+	wr16(f + 16, 20 + th + payload);
+	f[22] = 64;
+	f[23] = 6;
+	memcpy(f + 26, "\x0a\x00\x00", 3);
+	f[29] = a;
+	memcpy(f + 30, "\x0a\x00\x00", 3);
+	f[33] = b;
+	wr16(f + 34, sport);
+	wr16(f + 36, dport);
+	wr32(f + 38, seq);
+	wr32(f + 42, ack);
+	f[46] = (uint8_t)((th / 4) << 4);
+	f[47] = flags;
+	if (th > 20) {
+		f[54] = 1;
+		f[55] = 1;
+		f[56] = 8;
+		f[57] = 10;
+		wr32(f + 58, tsval);
+		wr32(f + 62, tsecr);
+	}
+	return MAX(14 + 20 + th + payload, 60u);
+}
+
+/* IPv4 RoCEv2 frame a -> b: BTH opcode op, then RETH (WRITE FIRST/ONLY,
+ * READ) or AETH (ACK) if aeth, payload, ICRC. */
+static uint32_t roce_frame(uint8_t *f, uint8_t a, uint8_t b, uint8_t op,
+			   uint32_t dqpn, uint32_t psn, bool ackreq,
+			   uint32_t payload, int aeth)
+{
+	uint32_t ext = 0, ulen;
+
+	if (op == 0x06 || op == 0x0a || op == 0x0c)
+		ext = 16;
+	if (aeth >= 0)
+		ext = 4;
+	ulen = 8 + 12 + ext + payload + 4;
+	memset(f, 0, 2048);
+	wr16(f + 12, ETHERTYPE_IPV4);
+	f[14] = 0x45;
+	wr16(f + 16, 20 + ulen);
+	f[22] = 64;
+	f[23] = 17;
+	memcpy(f + 26, "\x0a\x00\x00", 3);
+	f[29] = a;
+	memcpy(f + 30, "\x0a\x00\x00", 3);
+	f[33] = b;
+	wr16(f + 34, 0xc000);
+	wr16(f + 36, ROCEV2_UDP_PORT);
+	wr16(f + 38, ulen);
+	f[42] = op;
+	wr16(f + 44, 0xffff);
+	f[47] = (uint8_t)(dqpn >> 16);
+	wr16(f + 48, dqpn & 0xffff);
+	f[50] = ackreq ? 0x80 : 0;
+	f[51] = (uint8_t)(psn >> 16);
+	wr16(f + 52, psn & 0xffff);
+	if (aeth >= 0)
+		f[54] = (uint8_t)aeth;
+	return 14 + 20 + ulen;
+}
+
+static void test_helpers_tcp(void **state)
+{
+	static uint8_t f[2048];
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k;
+	struct pathmon_dep d;
+	struct pathmon_ack ev;
+	struct pkt_meta m;
+	uint32_t len;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	/* 10.0.0.1:40000 -> 10.0.0.2:5201 leaves */
+	len = tcp_frame(f, 1, 2, 40000, 5201, 1000, 1, PKT_TCP_ACK, 7, 3, 500);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_int_equal(k.proto, PATHMON_P_TCP);
+	assert_int_equal(k.sport, 40000);
+	assert_int_equal(k.dport, 5201);
+	assert_int_equal(d.seq, 1000);
+	assert_int_equal(d.end, 1500);
+	assert_int_equal(d.bytes, 500);
+	assert_int_equal(d.flags, PATHMON_DF_TS);
+	assert_int_equal(d.tsval, 7);
+	assert_false(pathmon_depart(&pm, &k, &d, 0));
+	len = tcp_frame(f, 1, 2, 40000, 5201, 1500, 1, PKT_TCP_ACK, 8, 3, 500);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_true(pathmon_depart(&pm, &k, &d, 1 * MS));
+	/* its ACK comes back: 10.0.0.2:5201 -> 10.0.0.1:40000, TSecr 8 */
+	len = tcp_frame(f, 2, 1, 5201, 40000, 1, 2000, PKT_TCP_ACK, 90, 8, 0);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_ack_of(f, len, &m, 1300 * US, &ev));
+	assert_true(!memcmp(&ev.key, &k, sizeof(k))); /* swapped back */
+	assert_int_equal(ev.type, PATHMON_EV_TCP);
+	assert_int_equal(ev.ack, 2000);
+	assert_int_equal(ev.tsecr, 8);
+	assert_int_equal(ev.flags, PATHMON_AF_TS);
+	assert_int_equal(pathmon_ack(&pm, &ev, 1300 * US), 300 * US);
+	/* ECE: a mark on an ACK, not on a SYN-ACK (ECN negotiation) */
+	len = tcp_frame(f, 2, 1, 5201, 40000, 1, 2000,
+			PKT_TCP_ACK | PKT_TCP_ECE, 0, 0, 0);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_ack_of(f, len, &m, 0, &ev));
+	assert_int_equal(ev.flags, PATHMON_AF_ECE);
+	len = tcp_frame(f, 2, 1, 5201, 40000, 1, 2000,
+			PKT_TCP_SYN | PKT_TCP_ACK | PKT_TCP_ECE, 0, 0, 0);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_ack_of(f, len, &m, 0, &ev));
+	assert_int_equal(ev.flags, 0);
+	/* no ACK flag, or RST: no event */
+	len = tcp_frame(f, 2, 1, 5201, 40000, 1, 0, PKT_TCP_SYN, 0, 0, 0);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_false(pathmon_ack_of(f, len, &m, 0, &ev));
+	len = tcp_frame(f, 2, 1, 5201, 40000, 1, 2000,
+			PKT_TCP_RST | PKT_TCP_ACK, 0, 0, 0);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_false(pathmon_ack_of(f, len, &m, 0, &ev));
+	/* a SYN leaving starts the flow's state over */
+	len = tcp_frame(f, 1, 2, 40000, 5201, 77, 0, PKT_TCP_SYN, 5, 0, 0);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_int_equal(d.flags, PATHMON_DF_TS | PATHMON_DF_SYN);
+	assert_int_equal(d.end, 78);
+	assert_false(pathmon_depart(&pm, &k, &d, 2 * MS));
+	/* TSval 6 is newer than the new connection's 5 (not than 8) */
+	len = tcp_frame(f, 1, 2, 40000, 5201, 78, 1, PKT_TCP_ACK, 6, 1, 100);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_true(pathmon_depart(&pm, &k, &d, 3 * MS));
+	/* not TCP, not RoCE: nothing to measure */
+	f[23] = 17;
+	wr16(f + 38, len - 14 - 20); /* a valid UDP length */
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_false(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_false(pathmon_ack_of(f, len, &m, 0, &ev));
+	wr16(f + 12, ETHERTYPE_ARP);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_false(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_false(pathmon_ack_of(f, len, &m, 0, &ev));
+	pathmon_fini(&pm);
+}
+
+static void test_helpers_roce(void **state)
+{
+	static uint8_t f[2048];
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k;
+	struct pathmon_dep d;
+	struct pathmon_ack ev;
+	struct pkt_meta m;
+	uint32_t len;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	/* WRITE ONLY with AckReq: 10.0.0.1 -> 10.0.0.2, QP 0x1234 */
+	len = roce_frame(f, 1, 2, 0x0a, 0x1234, 10, true, 1024, -1);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_int_equal(k.proto, PATHMON_P_ROCE);
+	assert_int_equal(k.qpn, 0x1234);
+	assert_int_equal(k.sport, 0);
+	assert_int_equal(d.seq, 10);
+	assert_int_equal(d.bytes, 1024);
+	assert_int_equal(d.flags, PATHMON_DF_ACKREQ);
+	assert_false(pathmon_depart(&pm, &k, &d, 0));
+	len = roce_frame(f, 1, 2, 0x04, 0x1234, 11, true, 2000, -1);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_int_equal(d.bytes, 2000); /* SEND ONLY: no RETH */
+	assert_true(pathmon_depart(&pm, &k, &d, 1 * MS));
+	/* the ACK: 10.0.0.2 -> 10.0.0.1, to the requester's QP 0x777 */
+	len = roce_frame(f, 2, 1, 0x11, 0x777, 11, false, 0, AETH_ACK);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_ack_of(f, len, &m, 1100 * US, &ev));
+	assert_int_equal(ev.type, PATHMON_EV_ROCE_ACK);
+	assert_int_equal(ev.key.qpn, 0x777);
+	assert_true(!memcmp(ev.key.src, k.src, 16));
+	assert_true(!memcmp(ev.key.dst, k.dst, 16));
+	assert_int_equal(ev.ack, 11);
+	assert_int_equal(ev.syndrome, AETH_ACK);
+	assert_int_equal(pathmon_ack(&pm, &ev, 1100 * US), 100 * US);
+	/* an ACK whose UDP length leaves no room for the AETH: no event */
+	wr16(f + 38, 8 + 12);
+	wr16(f + 16, 20 + 8 + 12);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_false(pathmon_ack_of(f, len, &m, 0, &ev));
+	/* cut in the frame: no event */
+	len = roce_frame(f, 2, 1, 0x11, 0x777, 11, false, 0, AETH_ACK);
+	wr16(f + 38, 8 + 12);
+	wr16(f + 16, 20 + 8 + 12);
+	assert_int_equal(pkt_parse(f, 14 + 20 + 8 + 12, &m), PKT_OK);
+	assert_false(pathmon_ack_of(f, 14 + 20 + 8 + 12, &m, 0, &ev));
+	/* a CNP */
+	len = roce_frame(f, 2, 1, 0x81, 0x777, 0, false, 16, -1);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_ack_of(f, len, &m, 0, &ev));
+	assert_int_equal(ev.type, PATHMON_EV_CNP);
+	assert_int_equal(pathmon_ack(&pm, &ev, 2 * MS), 0);
+	assert_int_equal(ctr_read(&pm.st.cnps), 1);
+	/* a READ request is state only; UD is not measured; an ACK does
+	 * not leave as a departure */
+	len = roce_frame(f, 1, 2, 0x0c, 0x1234, 12, true, 0, -1);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_true(pathmon_dep_of(f, len, &m, &k, &d));
+	assert_true(d.flags & PATHMON_DF_NOSAMPLE);
+	len = roce_frame(f, 1, 2, 0x64, 0x1234, 12, true, 100, -1);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_false(pathmon_dep_of(f, len, &m, &k, &d));
+	len = roce_frame(f, 1, 2, 0x11, 0x1234, 12, false, 0, AETH_ACK);
+	assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
+	assert_false(pathmon_dep_of(f, len, &m, &k, &d));
+	pathmon_fini(&pm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rtt_ts),
+		cmocka_unit_test(test_rtt_ts_wrap),
+		cmocka_unit_test(test_rtt_seq),
+		cmocka_unit_test(test_karn),
+		cmocka_unit_test(test_lost_acks),
+		cmocka_unit_test(test_seq_wrap),
+		cmocka_unit_test(test_rtt_roce),
+		cmocka_unit_test(test_roce_wrap),
+		cmocka_unit_test(test_roce_pairing),
+		cmocka_unit_test(test_delivery_rate_tcp),
+		cmocka_unit_test(test_delivery_rate_roce),
+		cmocka_unit_test(test_marks),
+		cmocka_unit_test(test_min_rtt_window),
+		cmocka_unit_test(test_srtt),
+		cmocka_unit_test(test_table_bounded),
+		cmocka_unit_test(test_table_roce_pairs_expire),
+		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_pending_expiry),
+		cmocka_unit_test(test_estimate_valid),
+		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_helpers_tcp),
+		cmocka_unit_test(test_helpers_roce),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
