@@ -186,6 +186,11 @@ static void diff_class(const struct qos_class *a, const struct qos_class *b,
 	CLASS_FIELD(limit_packets);
 	CLASS_FIELD(lossless);
 	CLASS_IF(a->has_pcp != b->has_pcp || a->pcp != b->pcp, "pcp");
+	CLASS_IF(a->has_set_dscp != b->has_set_dscp ||
+			 a->set_dscp != b->set_dscp,
+		 "set_dscp");
+	CLASS_IF(a->has_set_pcp != b->has_set_pcp || a->set_pcp != b->set_pcp,
+		 "set_pcp");
 	if (a->ecn.enabled != b->ecn.enabled) {
 		CLASS_IF(true, "ecn");
 	} else if (a->ecn.enabled) {

@@ -90,6 +90,10 @@ static void dump_class(const struct qos_class *q, FILE *out)
 		fputs("    lossless: true\n", out);
 	if (q->has_pcp)
 		fprintf(out, "    pcp: %u\n", q->pcp);
+	if (q->has_set_dscp)
+		fprintf(out, "    set_dscp: %u\n", q->set_dscp);
+	if (q->has_set_pcp)
+		fprintf(out, "    set_pcp: %u\n", q->set_pcp);
 	if (!q->ecn.enabled)
 		return;
 	fputs("    ecn:\n", out);

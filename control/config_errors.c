@@ -143,8 +143,9 @@ static void describe(const struct cfg_schema *v, char *buf, size_t size)
 {
 	switch (v->type) {
 	case CFG_UINT:
-		snprintf(buf, size, "a plain decimal number from 0 to %" PRIu32,
-			 UINT32_MAX);
+		snprintf(buf, size,
+			 "a plain decimal number from %u to %" PRIu32,
+			 v->max ? v->min : 0, v->max ? v->max : UINT32_MAX);
 		break;
 	case CFG_STRING:
 		snprintf(buf, size, "a string of %u to %u characters", v->min,

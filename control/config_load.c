@@ -130,6 +130,7 @@ const char *cfg_name(const struct cfg_name *t, int v)
 		}                                                              \
 	}
 #define F_UINT(k) FIELD(k, CFG_UINT, 0, 0, NULL, NULL, NULL)
+#define F_RANGE(k, lo, hi) FIELD(k, CFG_UINT, lo, hi, NULL, NULL, NULL)
 #define F_STR(k, lo, hi) FIELD(k, CFG_STRING, lo, hi, NULL, NULL, NULL)
 #define F_TXT(k) F_STR(k, 1, TXT)
 #define F_ENUM(k, t) FIELD(k, CFG_ENUM, 0, 0, NULL, NULL, t)
@@ -167,6 +168,8 @@ static const struct cfg_field class_fields[] = {
 	F_TXT("dcqcn"),
 	F_TXT("lossless"),
 	F_UINT("pcp"),
+	F_RANGE("set_dscp", 0, 63),
+	F_RANGE("set_pcp", 0, 7),
 	F_END,
 };
 

@@ -102,7 +102,9 @@ struct cfg_field;
 
 struct cfg_schema {
 	enum cfg_type type;
-	unsigned int min, max; /* CFG_STRING: length in bytes */
+	unsigned int min, max; /* CFG_STRING: length in bytes; CFG_UINT:
+				* the range its loader enforces, named in
+				* type errors (max 0: none named) */
 	const struct cfg_field *fields; /* CFG_MAP: ends with key NULL */
 	const struct cfg_schema *entry; /* CFG_SEQ */
 	const struct cfg_name *names; /* CFG_ENUM */

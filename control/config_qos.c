@@ -336,6 +336,18 @@ static int load_class(const struct load_ctx *c, unsigned int i,
 		q->has_pcp = true;
 		q->pcp = (uint8_t)v;
 	}
+	if (cfg_key_at(c, &k, "classes[%u].set_dscp", i)) {
+		if (cfg_get_uint(c, &k, 0, 63, "", &v))
+			return -1;
+		q->has_set_dscp = true;
+		q->set_dscp = (uint8_t)v;
+	}
+	if (cfg_key_at(c, &k, "classes[%u].set_pcp", i)) {
+		if (cfg_get_uint(c, &k, 0, 7, "", &v))
+			return -1;
+		q->has_set_pcp = true;
+		q->set_pcp = (uint8_t)v;
+	}
 	if (cfg_key_at(c, &k, "classes[%u].ecn", i))
 		return load_ecn(c, i, q);
 	return 0;

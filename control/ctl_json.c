@@ -158,6 +158,8 @@ static json_t *class_json(const struct snap_class *c)
 	err |= put(o, "ecn", json_boolean(c->ecn));
 	err |= put(o, "lossless", json_boolean(c->lossless));
 	err |= put(o, "pcp", index_or_null(c->pcp));
+	err |= put(o, "set_dscp", index_or_null(c->set_dscp));
+	err |= put(o, "set_pcp", index_or_null(c->set_pcp));
 	if (!err)
 		err |= put_counters(o, gw_class_counters, gw_n_class_counters,
 				    &c->s, false);

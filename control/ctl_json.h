@@ -32,10 +32,13 @@
  *    "classes":[class object]}
  * Class object:
  *   {"name","level","quantum","ceil_bps","min_bps","limit_bytes",
- *    "limit_packets","ecn","lossless","pcp" (null: none),"enq_packets",
+ *    "limit_packets","ecn","lossless","pcp" (null: none),"set_dscp",
+ *    "set_pcp" (null: not rewritten),"enq_packets",
  *    "enq_bytes","sent_packets","sent_bytes","depth_packets",
  *    "depth_bytes","drops":{<sched_drop_name() of each reason>:count...},
- *    "ecn_marks","sojourn_log2_us":[SCHED_HIST_BUCKETS counts]}
+ *    "ecn_marks","dscp_rewritten","pcp_rewritten","pcp_untagged",
+ *    "dscp_not_ip","remark_invalid",
+ *    "sojourn_log2_us":[SCHED_HIST_BUCKETS counts]}
  *
  * Invariants: counters are JSON integers, exact up to 2^63 - 1 (larger
  * values, which no counter reaches, saturate there); "worker" and "cpu" are

@@ -55,6 +55,8 @@ static void take_port(struct gateway *gw, int p, const struct qos_policy *pol,
 		sc->ecn = qc->ecn.enabled;
 		sc->lossless = qc->lossless;
 		sc->pcp = qc->has_pcp ? qc->pcp : -1;
+		sc->set_dscp = qc->has_set_dscp ? qc->set_dscp : -1;
+		sc->set_pcp = qc->has_set_pcp ? qc->set_pcp : -1;
 		sp->n_classes++;
 	}
 }

@@ -35,6 +35,8 @@ struct snap_class {
 	bool ecn;
 	bool lossless; /* PFC (pfc.h): XOFF/XON instead of drops */
 	int pcp; /* 802.1p priority PFC pauses it by; -1: none */
+	int set_dscp; /* DSCP its frames leave with; -1: left alone */
+	int set_pcp; /* PCP its tagged frames leave with; -1: left alone */
 	struct gw_class_stats s; /* summed over the port's queues */
 };
 

@@ -60,6 +60,13 @@ struct qos_class {
 	uint8_t pcp; /* 0..7, the 802.1p priority of the class */
 	uint32_t pfc_xoff[2]; /* bytes, by egress port (lossless) */
 	uint32_t pfc_xon[2];
+	/* Marking for the fabric beyond (remark.h): frames leaving in the
+	 * class get this DSCP (ECN bits kept) and, when they carry an
+	 * 802.1Q tag, this PCP in the outermost tag. false: left alone. */
+	bool has_set_dscp;
+	uint8_t set_dscp; /* 0..63 */
+	bool has_set_pcp;
+	uint8_t set_pcp; /* 0..7 */
 };
 
 struct qos_port {

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "egress.h"
+#include "remark.h"
 #include "roce.h"
 #include "mono_clock.h"
 
@@ -364,6 +365,46 @@ tx_chains(struct egress_task *t, const struct frame_desc *descs, uint32_t got,
 	return slots;
 }
 
+/* Marking (remark.h): the frames of classes that set a DSCP or a PCP get
+ * them as they leave, once, before their TX descriptors are written; the
+ * others are not touched (one mask test each). A chain's headers are in
+ * its first frame. */
+static __attribute__((noinline)) void
+remark_out(struct egress_task *t, const struct frame_desc *descs, uint32_t got)
+{
+	struct sched *s = &t->sched;
+	uint8_t *base = t->umem->base;
+
+	for (uint32_t i = 0; i < got; i++) {
+		const struct frame_desc *d = &descs[i];
+		unsigned int slot = s->slot_of[sched_meta_class(d->meta)];
+		struct sched_class_stats *st;
+		uint32_t head = d->len;
+		unsigned int r;
+
+		if (slot >= QOS_MAX_CLASSES || !(s->remark_mask >> slot & 1))
+			continue;
+		if (frame_desc_is_chain(d))
+			head = MIN(head,
+				   frame_chain_of(t->umem, d->addr)->len[0]);
+		r = remark_frame(base + d->addr, head, sched_meta_l3(d->meta),
+				 sched_meta_l3off(d->meta), &s->remark[slot]);
+		st = &s->st[slot];
+		if (r & REMARK_DSCP)
+			ctr_add(&st->dscp_rewritten, 1);
+		if (r & REMARK_PCP)
+			ctr_add(&st->pcp_rewritten, 1);
+		if (unlikely(r & ~(REMARK_DSCP | REMARK_PCP))) {
+			if (r & REMARK_PCP_UNTAGGED)
+				ctr_add(&st->pcp_untagged, 1);
+			if (r & REMARK_DSCP_NOT_IP)
+				ctr_add(&st->dscp_not_ip, 1);
+			if (r & REMARK_INVALID)
+				ctr_add(&st->remark_invalid, 1);
+		}
+	}
+}
+
 /* The port is gone (egress_task.port_down): give every frame handed over
  * back to its owner, counted; what was queued or on the TX ring stays
  * there (the census finds it); transmissions awaiting completion never
@@ -409,6 +450,8 @@ uint32_t egress_task_poll(struct egress_task *t)
 	}
 	if (room && sched_backlog_packets(&t->sched))
 		got = sched_dequeue(&t->sched, descs, room, now);
+	if (unlikely(got && t->sched.remark_mask))
+		remark_out(t, descs, got);
 	if (unlikely(got && t->max_frags > 1)) {
 		uint32_t slots = tx_chains(t, descs, got, &bytes);
 

@@ -33,6 +33,16 @@
  * that ring; every other outcome is counted by reason (np_no_frame,
  * np_out_full, np_build_failed).
  *
+ * Marking (qos_class.set_dscp / set_pcp, remark.h): the frames the
+ * scheduler hands out in a class that sets a DSCP or a PCP get them once,
+ * between sched_dequeue() and the TX descriptor (the first frame of a
+ * chain holds the headers); the class is the one in the frame's meta,
+ * mapped to its scheduler slot (sched.remark_mask, sched.remark[]), so
+ * the settings follow the classes across a reload. Frames of other
+ * classes cost one test of that mask per pass. Counted per class in
+ * sched_class_stats (dscp_rewritten, pcp_rewritten, pcp_untagged,
+ * dscp_not_ip, remark_invalid), written by this task only.
+ *
  * Multi-buffer (egress_task_set_multibuf): a packet may be a chain of
  * frames (frame_chain.h). The task dequeues only as many packets as the
  * TX ring has room for at max_frags descriptors each, so a chain is always

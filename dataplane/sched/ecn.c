@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include "ecn.h"
+#include "ip_tos.h"
 
 int ecn_red_init(struct ecn_red *r, const struct qos_ecn *cfg)
 {
@@ -39,73 +40,19 @@ void ecn_rng_seed(uint64_t *state, uint64_t seed)
 	*state = z ? z : 0x9e3779b97f4a7c15ull;
 }
 
-/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), 16-bit one's complement. */
-static uint16_t csum_replace16(uint16_t hc, uint16_t old, uint16_t new)
-{
-	uint32_t sum = (uint16_t)~hc + (uint32_t)(uint16_t)~old + new;
-
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static int mark_ipv4(uint8_t *ip, uint32_t avail)
-{
-	uint16_t old, new, hc;
-	unsigned int ihl;
-
-	if (avail < 20 || ip[0] >> 4 != 4)
-		return ECN_UNMARKABLE;
-	ihl = (ip[0] & 0xfu) * 4;
-	if (ihl < 20 || ihl > avail)
-		return ECN_UNMARKABLE;
-	switch (ip[1] & 3) {
-	case ECN_NOT_ECT:
-		return ECN_WAS_NOT_ECT;
-	case ECN_CE:
-		return ECN_WAS_CE;
-	}
-	/* The TOS byte is the low half of the header's first 16-bit word. */
-	old = (uint16_t)(ip[0] << 8 | ip[1]);
-	new = old | ECN_CE;
-	hc = (uint16_t)(ip[10] << 8 | ip[11]);
-	hc = csum_replace16(hc, old, new);
-	ip[1] |= ECN_CE;
-	ip[10] = (uint8_t)(hc >> 8);
-	ip[11] = (uint8_t)hc;
-	return ECN_MARKED;
-}
-
-static int mark_ipv6(uint8_t *ip, uint32_t avail)
-{
-	/* version(4) | traffic class(8) | flow label(20): the ECN bits are
-	 * bits 4-5 of the second byte */
-	if (avail < 40 || ip[0] >> 4 != 6)
-		return ECN_UNMARKABLE;
-	switch ((ip[1] >> 4) & 3) {
-	case ECN_NOT_ECT:
-		return ECN_WAS_NOT_ECT;
-	case ECN_CE:
-		return ECN_WAS_CE;
-	}
-	ip[1] |= ECN_CE << 4;
-	return ECN_MARKED;
-}
-
 int ecn_mark_ce(uint8_t *frame, uint32_t len, unsigned int l3,
 		unsigned int l3off)
 {
-	uint32_t avail;
+	int tos = ip_tos_read(frame, len, l3, l3off);
 
-	if (!frame || l3off >= len)
+	if (tos < 0)
 		return ECN_UNMARKABLE;
-	avail = len - l3off;
-	switch (l3) {
-	case ECN_L3_IPV4:
-		return mark_ipv4(frame + l3off, avail);
-	case ECN_L3_IPV6:
-		return mark_ipv6(frame + l3off, avail);
-	default:
-		return ECN_UNMARKABLE;
+	switch (tos & 3) {
+	case ECN_NOT_ECT:
+		return ECN_WAS_NOT_ECT;
+	case ECN_CE:
+		return ECN_WAS_CE;
 	}
+	ip_tos_write(frame, l3, l3off, (uint8_t)(tos | ECN_CE));
+	return ECN_MARKED;
 }

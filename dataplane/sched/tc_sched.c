@@ -409,6 +409,14 @@ uint32_t sched_dequeue(struct sched *s, struct frame_desc *out, uint32_t max,
 			if (c->ecn && ecn_red_choose(&c->red, vq, &s->rng))
 				mark_flow_frame(s, c, st, fid, &fe.d, now_ns);
 			popped.d = fe.d;
+			/* a flow's frames keep the meta they came with: a
+			 * reload may have renumbered the class (or moved a
+			 * removed class's frames here); the frame leaves with
+			 * the id of the class it leaves from (marking) */
+			popped.d.meta = (fe.d.meta &
+					 ~(0xfu << SCHED_META_CLASS_SHIFT)) |
+					(uint32_t)c->id
+						<< SCHED_META_CLASS_SHIFT;
 			popped.t_enq = fe.t_enq;
 			e = &popped;
 			if (c->head + 1 != c->tail &&

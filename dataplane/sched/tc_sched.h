@@ -94,6 +94,7 @@
 #include "flowq.h"
 #include "frame_meta.h"
 #include "qos.h"
+#include "remark.h"
 #include "tbucket.h"
 
 #define SCHED_HIST_BUCKETS 32
@@ -158,6 +159,16 @@ struct sched_class_stats {
 	ctr_t flushed_bytes;
 	ctr_t drops[SCHED_DROP_REASONS]; /* by enum sched_drop; [0] unused */
 	ctr_t ecn_marks; /* frames this scheduler turned ECT -> CE */
+	/* Marking (remark.h), written by the egress task as the frame
+	 * leaves (the owner thread, after sched_dequeue()): frames that left
+	 * with the class's DSCP / PCP, frames of a PCP-setting class without
+	 * a tag, of a DSCP-setting class without an IP header, and frames
+	 * whose headers were not where their meta says (left as they are) */
+	ctr_t dscp_rewritten;
+	ctr_t pcp_rewritten;
+	ctr_t pcp_untagged;
+	ctr_t dscp_not_ip;
+	ctr_t remark_invalid;
 	ctr_t sojourn[SCHED_HIST_BUCKETS]; /* packets by queueing time */
 } __cacheline_aligned;
 
@@ -231,6 +242,12 @@ struct sched {
 	uint32_t lossless_mask;
 	uint32_t pcp_slots[8];
 	uint64_t paused_until[QOS_MAX_CLASSES];
+	/* marking (remark.h): the slots whose class sets a DSCP or a PCP,
+	 * and what each slot's class sets. The scheduler only keeps them
+	 * (they follow the classes across a reload); the owner applies
+	 * them to the frames sched_dequeue() hands out (egress.c) */
+	uint32_t remark_mask;
+	struct remark_cfg remark[QOS_MAX_CLASSES];
 	uint8_t *frame_base; /* frame = frame_base + addr (flow keys on a
 			      * reload); NULL: no frame bytes */
 	uint64_t rng;
@@ -252,7 +269,8 @@ struct sched {
  * policy is not referenced afterwards. Returns 0, -EINVAL (a class with
  * quantum 0 or above SCHED_MAX_QUANTUM, limit_packets 0 or above SCHED_MAX_QUEUE_PACKETS, limit_bytes
  * 0, a share above 100 %, a rate above TB_MAX_RATE, bad ECN
- * thresholds, n_classes 0 or above QOS_MAX_CLASSES) or -ENOMEM. */
+ * thresholds, a set_dscp above 63 or set_pcp above 7, n_classes 0 or
+ * above QOS_MAX_CLASSES) or -ENOMEM. */
 int sched_init(struct sched *s, const struct qos_policy *pol, int port,
 	       uint64_t now_ns);
 /* The same, reloadable: max_queued (> 0) bounds the frames that can ever be

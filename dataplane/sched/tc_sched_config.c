@@ -131,6 +131,16 @@ static void cut_limits(struct sched *s)
 		s->cl[i].limit_packets = MIN(s->cl[i].limit_packets, s->cap);
 }
 
+/* The marking of the class in slot i (remark.h). */
+static void layout_remark(struct sched *s, uint32_t i,
+			  const struct qos_class *qc)
+{
+	s->remark[i].dscp = qc->has_set_dscp ? qc->set_dscp : REMARK_NONE;
+	s->remark[i].pcp = qc->has_set_pcp ? qc->set_pcp : REMARK_NONE;
+	if (qc->has_set_dscp || qc->has_set_pcp)
+		s->remark_mask |= 1u << i;
+}
+
 /* Everything but the rings and the counters, from the policy, into a
  * zeroed *s: slots, levels, masks, buckets (full at now_ns), RED, names. */
 static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
@@ -190,6 +200,10 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 		s->lossless_mask |= (uint32_t)c->lossless << i;
 		if (qc->has_pcp)
 			s->pcp_slots[qc->pcp & 7] |= 1u << i;
+		if ((qc->has_set_dscp && qc->set_dscp > 63) ||
+		    (qc->has_set_pcp && qc->set_pcp > 7))
+			return -EINVAL;
+		layout_remark(s, i, qc);
 		memcpy(s->name[i], qc->name, QOS_NAME_MAX);
 		s->name[i][QOS_NAME_MAX - 1] = '\0';
 
@@ -526,6 +540,8 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 	s->fq_mask = n->fq_mask;
 	s->lossless_mask = n->lossless_mask;
 	memcpy(s->pcp_slots, n->pcp_slots, sizeof(s->pcp_slots));
+	s->remark_mask = n->remark_mask;
+	memcpy(s->remark, n->remark, sizeof(s->remark));
 	s->pause_mask = 0; /* the owner pauses again (sched_pause_pcp) */
 	memcpy(s->slot_of, n->slot_of, sizeof(s->slot_of));
 	memcpy(s->slot_level, n->slot_level, sizeof(s->slot_level));

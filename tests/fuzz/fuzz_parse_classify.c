@@ -22,7 +22,9 @@
  *     classes, 1..16 rules over every match field, values either random or
  *     taken from the frame's own parse (so that rules do match), prefixes
  *     of any length with host bits set, port ranges of any width; it must
- *     build, and classify() must agree with the naive matcher on it.
+ *     build, and classify() must agree with the naive matcher on it;
+ *   - DSCP / PCP marking (remark.h) on the frame as parsed, and on a
+ *     meta the frame does not match (check_remark).
  */
 #include <netinet/in.h>
 #include <stddef.h>
@@ -32,6 +34,7 @@
 #include <string.h>
 #include "classify.h"
 #include "pkt_parse.h"
+#include "remark.h"
 #include "ref_classify.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -316,6 +319,107 @@ static void check_l4_lengths(const uint8_t *frame, uint32_t len,
 	}
 }
 
+/* The one's complement sum of an IPv4 header: 0xffff when it verifies. */
+static uint16_t ip4_sum(const uint8_t *ip, unsigned int n)
+{
+	uint32_t sum = 0;
+
+	for (unsigned int i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/*
+ * Marking (remark.h) on the frame as parsed, with a DSCP and PCP drawn
+ * from the input's last bytes: only the outer TCI's PCP bits, the TOS /
+ * traffic class byte's DSCP bits and the IPv4 header checksum may change;
+ * an IPv4 checksum that verified still does; the re-parse agrees but for
+ * the new dscp and pcp; the result bits agree with the parse. Then, on
+ * an offset and L3 kind from the input (the meta of a frame that is not
+ * what it says), every access stays inside the frame (ASan) and the
+ * frame changes only as above.
+ */
+static void check_remark(const uint8_t *data, size_t size, int rc,
+			 const struct pkt_meta *m)
+{
+	uint8_t b0 = size ? data[size - 1] : 0,
+		b1 = size > 1 ? data[size - 2] : 0;
+	struct remark_cfg cfg = {
+		.dscp = b0 & 0x80 ? REMARK_NONE : (uint8_t)(b0 & 63),
+		.pcp = b1 & 0x80 ? REMARK_NONE : (uint8_t)(b1 & 7),
+	};
+	uint8_t *f = malloc(size ? size : 1);
+	uint32_t len = (uint32_t)size, tos_at = 0, n_tos = 0;
+	unsigned int r, l3, l3off;
+	struct pkt_meta after;
+
+	CHECK(f != NULL);
+	memcpy(f, data, size);
+	if (rc == PKT_OK) {
+		bool v4 = m->l3 == PKT_L3_IPV4;
+		bool ok4 = v4 && ip4_sum(f + m->l3_off,
+					 (f[m->l3_off] & 0xfu) * 4) == 0xffff;
+
+		r = remark_frame(f, len, m->l3, m->l3_off, &cfg);
+		CHECK(!(r & REMARK_INVALID)); /* the parse vouched for it */
+		CHECK(!!(r & REMARK_PCP) ==
+		      (cfg.pcp != REMARK_NONE && (m->flags & PKT_F_VLAN)));
+		CHECK(!!(r & REMARK_PCP_UNTAGGED) ==
+		      (cfg.pcp != REMARK_NONE && !(m->flags & PKT_F_VLAN)));
+		CHECK(!!(r & REMARK_DSCP) ==
+		      (cfg.dscp != REMARK_NONE && m->l3 != PKT_L3_NONE));
+		CHECK(!!(r & REMARK_DSCP_NOT_IP) ==
+		      (cfg.dscp != REMARK_NONE && m->l3 == PKT_L3_NONE));
+		if (ok4)
+			CHECK(ip4_sum(f + m->l3_off,
+				      (f[m->l3_off] & 0xfu) * 4) == 0xffff);
+		CHECK(pkt_parse(f, len, &after) == PKT_OK);
+		CHECK(after.dscp == (r & REMARK_DSCP ? cfg.dscp : m->dscp));
+		CHECK(after.ecn == m->ecn);
+		CHECK(after.pcp == (r & REMARK_PCP ? cfg.pcp : m->pcp));
+		CHECK(after.vlan_id == m->vlan_id);
+		after.dscp = m->dscp;
+		after.pcp = m->pcp;
+		CHECK(memcmp(&after, m, sizeof(after)) == 0);
+		l3 = m->l3;
+		l3off = m->l3_off;
+	} else {
+		l3 = b0 % 3;
+		l3off = b1;
+		r = remark_frame(f, len, l3, l3off, &cfg);
+	}
+	/* bytes allowed to change: the outer TCI's first byte, the
+	 * TOS / traffic class (IPv4: byte 1 and the checksum; IPv6: bytes
+	 * 0 and 1, the version kept) */
+	if (l3 == PKT_L3_IPV4 || l3 == PKT_L3_IPV6) {
+		tos_at = l3off;
+		n_tos = l3 == PKT_L3_IPV4 ? 12 : 2;
+	}
+	for (uint32_t i = 0; i < len; i++) {
+		bool may = (i == 14 && (r & REMARK_PCP)) ||
+			   ((r & REMARK_DSCP) && i >= tos_at &&
+			    i < tos_at + n_tos &&
+			    (l3 == PKT_L3_IPV6 || i == tos_at + 1 ||
+			     i >= tos_at + 10));
+
+		if (!may)
+			CHECK(f[i] == data[i]);
+	}
+	if (r & REMARK_PCP)
+		CHECK((f[14] & 0x1f) == (data[14] & 0x1f));
+	if (r & REMARK_DSCP) {
+		CHECK(f[tos_at] >> 4 == data[tos_at] >> 4); /* version */
+		if (l3 == PKT_L3_IPV6)
+			CHECK((f[tos_at + 1] & 0x3f) ==
+			      (data[tos_at + 1] & 0x3f));
+		else
+			CHECK((f[tos_at + 1] & 3) == (data[tos_at + 1] & 3));
+	}
+	free(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
@@ -352,6 +456,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(rc != PKT_MALFORMED_RUNT || len < ETH_HLEN_MIN);
 	}
 	check_random_policy(data, size, &m, rc);
+	check_remark(data, size, rc, &m);
 	free(frame);
 	return 0;
 }

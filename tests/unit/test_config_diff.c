@@ -59,6 +59,8 @@
 	"    limit_bytes: 2MiB\n"                                              \
 	"    limit_packets: 1024\n"                                            \
 	"    ecn: {kmin: 30KB, kmax: 300KB, pmax: 1%, non_ect: pass}\n"        \
+	"    set_dscp: 26\n"                                                   \
+	"    set_pcp: 3\n"                                                     \
 	"    dcqcn: true\n"
 #define Y_DEFAULT "  - name: default\n    level: 2\n"
 #define Y_BULK "  - name: bulk\n    level: 3\n"
@@ -287,6 +289,10 @@ static const struct mutation mutations[] = {
 	ROCE(lossless, "lossless"),
 	ROCE(has_pcp, "pcp"),
 	ROCE(pcp, "pcp"),
+	ROCE(has_set_dscp, "set_dscp"),
+	ROCE(set_dscp, "set_dscp"),
+	ROCE(has_set_pcp, "set_pcp"),
+	ROCE(set_pcp, "set_pcp"),
 	/* derived from limit_bytes, the link speeds and pfc.*: those keys
 	 * report the change */
 	IGNORED(qos.classes[1].pfc_xoff[0]),
@@ -448,15 +454,15 @@ static void test_struct_sizes(void **state)
 		const char *name;
 		size_t size, was;
 	} sizes[] = {
-		{"struct xdplane_config", sizeof(struct xdplane_config), 7752},
+		{"struct xdplane_config", sizeof(struct xdplane_config), 7816},
 		{"struct config_port", sizeof(struct config_port), 20},
 		{"struct config_rings", sizeof(struct config_rings), 20},
 		{"struct config_umem", sizeof(struct config_umem), 16},
 		{"struct config_poll", sizeof(struct config_poll), 12},
 		{"struct config_control", sizeof(struct config_control), 392},
-		{"struct qos_policy", sizeof(struct qos_policy), 5832},
+		{"struct qos_policy", sizeof(struct qos_policy), 5896},
 		{"struct qos_port", sizeof(struct qos_port), 24},
-		{"struct qos_class", sizeof(struct qos_class), 120},
+		{"struct qos_class", sizeof(struct qos_class), 128},
 		{"struct qos_pfc", sizeof(struct qos_pfc), 32},
 		{"struct qos_ecn", sizeof(struct qos_ecn), 20},
 		{"struct qos_rule", sizeof(struct qos_rule), 72},
@@ -702,6 +708,21 @@ static void test_dcqcn_keys(void **state)
 		       N(max_flows));
 	assert_variant("np: {enabled: true, dscp: 46, pcp: 5}",
 		       "np: {enabled: false, dscp: 46, pcp: 4}", np, N(np));
+	/* marking: a new value, or the key gone (no rewrite), is hot */
+	assert_variant("set_dscp: 26", "set_dscp: 46",
+		       (const struct want[]){{"classes.roce.set_dscp", false}},
+		       1);
+	assert_variant("    set_dscp: 26\n", "",
+		       (const struct want[]){{"classes.roce.set_dscp", false}},
+		       1);
+	assert_variant("set_pcp: 3", "set_pcp: 0",
+		       (const struct want[]){{"classes.roce.set_pcp", false}},
+		       1);
+	a = load_ok(base_yaml);
+	b = load_variant("set_pcp: 3", "set_pcp: 5");
+	assert_int_equal(reload_check(a, b, text, sizeof(text)), 0);
+	config_free(b);
+	config_free(a);
 	/* '' follows the port rate, whatever it is: a change of key */
 	assert_variant("line_rate: 40Gbit", "line_rate: ''", line, N(line));
 	a = load_ok(base_yaml);

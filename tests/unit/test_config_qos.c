@@ -191,6 +191,23 @@ static const struct bad_case bad_cases[] = {
 	 "t.yaml:12:16: ",
 	 "classes[0].ecn.non_ect: expected one of drop, pass (got 'dorp'); did "
 	 "you mean 'drop'?"},
+	/* QoS: marking */
+	{"qos_set_dscp_big", CLS("    set_dscp: 64\n"), "t.yaml:8:15: ",
+	 "classes[0].set_dscp: must be between 0 and 63 (got 64)"},
+	{"qos_set_dscp_negative", CLS("    set_dscp: -1\n"), "t.yaml:8:15: ",
+	 "classes[0].set_dscp: expected a plain decimal number from 0 to 63 "
+	 "(got '-1')"},
+	{"qos_set_dscp_name", CLS("    set_dscp: ef\n"), "t.yaml:8:15: ",
+	 "classes[0].set_dscp: expected a plain decimal number from 0 to 63 "
+	 "(got 'ef')"},
+	{"qos_set_pcp_big", CLS("    set_pcp: 8\n"), "t.yaml:8:14: ",
+	 "classes[0].set_pcp: must be between 0 and 7 (got 8)"},
+	{"qos_set_pcp_list", CLS("    set_pcp: [3]\n"), "t.yaml:8:14: ",
+	 "classes[0].set_pcp: expected a plain decimal number from 0 to 7 "
+	 "(got a list)"},
+	{"qos_set_pcp_typo", CLS("    set_pcpp: 3\n"), "t.yaml:8:5: ",
+	 "unknown key 'classes[0].set_pcpp' (did you mean "
+	 "'classes[0].set_pcp'?)"},
 	/* QoS: rules, default_class, malformed */
 	{"qos_rule_unknown_class",
 	 QPORTS "classes:\n  - name: storage\n  - name: default\nrules:\n"
@@ -504,6 +521,8 @@ static void test_qos_class_defaults(void **state)
 	assert_int_equal(c->limit_bytes, 4194304);
 	assert_int_equal(c->limit_packets, 2048);
 	assert_false(c->ecn.enabled);
+	assert_false(c->has_set_dscp); /* no rewrite */
+	assert_false(c->has_set_pcp);
 	assert_int_equal(cfg->qos.classes[1].level, 3);
 	assert_int_equal(cfg->qos.default_class, 1);
 	config_free(cfg);
@@ -511,6 +530,53 @@ static void test_qos_class_defaults(void **state)
 	cfg = load_ok(PORTS "classes: [{name: a}, {name: b}]\n"
 			    "default_class: b\n");
 	assert_int_equal(cfg->qos.default_class, 1);
+	config_free(cfg);
+}
+
+/* classes[].set_dscp / set_pcp: absent, no rewrite; the whole ranges;
+ * the dump prints them and loads back the same. */
+static void test_qos_marking(void **state)
+{
+	struct xdplane_config *cfg =
+		load_ok(QPORTS "classes:\n"
+			       "  - name: roce\n    set_dscp: 26\n"
+			       "  - name: storage\n    set_dscp: 0\n"
+			       "    set_pcp: 7\n"
+			       "  - name: bulk\n    set_dscp: 63\n"
+			       "    set_pcp: 0\n"
+			       "  - name: default\n");
+	const struct qos_class *c = cfg->qos.classes;
+	struct xdplane_config *back;
+	char *text;
+
+	(void)state;
+	assert_true(c[0].has_set_dscp);
+	assert_int_equal(c[0].set_dscp, 26);
+	assert_false(c[0].has_set_pcp);
+	assert_true(c[1].has_set_dscp);
+	assert_int_equal(c[1].set_dscp, 0);
+	assert_true(c[1].has_set_pcp);
+	assert_int_equal(c[1].set_pcp, 7);
+	assert_int_equal(c[2].set_dscp, 63);
+	assert_true(c[2].has_set_pcp);
+	assert_int_equal(c[2].set_pcp, 0);
+	assert_false(c[3].has_set_dscp);
+	assert_false(c[3].has_set_pcp);
+	back = dump_and_reload(cfg, &text);
+	assert_non_null(strstr(text, "  - name: 'roce'\n"));
+	assert_non_null(strstr(text, "    set_dscp: 26\n"));
+	assert_non_null(strstr(text, "    set_dscp: 0\n    set_pcp: 7\n"));
+	assert_non_null(strstr(text, "    set_dscp: 63\n    set_pcp: 0\n"));
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(back->qos.classes[i].has_set_dscp,
+				 c[i].has_set_dscp);
+		assert_int_equal(back->qos.classes[i].set_dscp, c[i].set_dscp);
+		assert_int_equal(back->qos.classes[i].has_set_pcp,
+				 c[i].has_set_pcp);
+		assert_int_equal(back->qos.classes[i].set_pcp, c[i].set_pcp);
+	}
+	free(text);
+	config_free(back);
 	config_free(cfg);
 }
 
@@ -733,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_qos_full),
 		cmocka_unit_test(test_qos_fifo),
 		cmocka_unit_test(test_qos_class_defaults),
+		cmocka_unit_test(test_qos_marking),
 		cmocka_unit_test(test_qos_units),
 		cmocka_unit_test(test_qos_default_bursts),
 		cmocka_unit_test(test_qos_counts),

@@ -54,8 +54,9 @@ static const char *const port_settings[] = {"name", "rate_bps", "mtu", "queues",
 					    "classes"};
 static const char *const queue_settings[] = {"queue", "worker", "cpu"};
 static const char *const class_settings[] = {
-	"name",	       "level",		"quantum", "ceil_bps", "min_bps",
-	"limit_bytes", "limit_packets", "ecn",	   "lossless", "pcp"};
+	"name",	    "level",	   "quantum",	    "ceil_bps",
+	"min_bps",  "limit_bytes", "limit_packets", "ecn",
+	"lossless", "pcp",	   "set_dscp",	    "set_pcp"};
 static const char *const non_counter_families[] = {
 	"xdplane_build_info",
 	"xdplane_start_time_seconds",
