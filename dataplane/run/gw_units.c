@@ -232,8 +232,10 @@ void gw_units_census(struct gateway *gw, struct gw_census *out)
 		handoff_ring_foreach(&gw->ho[u], frame_desc_census, &c);
 		return_ring_foreach(&gw->ret[u], umem_census_addr, &c);
 		if (gw->np_ho) {
-			handoff_ring_foreach(&gw->np_ho[u], frame_desc_census, &c);
-			return_ring_foreach(&gw->np_ret[u], umem_census_addr, &c);
+			handoff_ring_foreach(&gw->np_ho[u], frame_desc_census,
+					     &c);
+			return_ring_foreach(&gw->np_ret[u], umem_census_addr,
+					    &c);
 		}
 	}
 	for (int p = 0; p < GW_PORTS; p++)
