@@ -30,15 +30,28 @@ PROTO_NAME = {6: "tcp", 17: "udp"}
 
 
 def xdplane_yaml(rate_bps, limit_bytes, socket, ecn, dcqcn, line_bps,
-                 timescale=1):
+                 timescale=1, gw1_rate_bps=None, adaptive=None,
+                 metrics_listen=""):
     """The daemon's config: ports gw0/gw1 shaped to rate_bps, overhead 0
     (the hosts' frames include their 4-byte tag; the Linux shapers add
-    `overhead 4` for it), every class queue limit_bytes deep."""
+    `overhead 4` for it), every class queue limit_bytes deep.
+    The spine scenarios (bench/lib/spine.py) add: gw1_rate_bps, gw1's rate
+    when it differs (shaped by hand to the spine); adaptive, a dict written
+    under each port as `adaptive: {...}` (mode, target, floor, probe_gain);
+    metrics_listen, the Prometheus endpoint. The defaults give the config
+    of the other scenarios, byte for byte."""
+    def port(dev, rate):
+        extra = ""
+        if adaptive:
+            extra = ", adaptive: {" + ", ".join(
+                f"{k}: {v}" for k, v in adaptive.items()) + "}"
+        return f"  - {{interface: {dev}, rate: {rate}bit{extra}}}"
     y = ["ports:",
-         f"  - {{interface: gw0, rate: {rate_bps}bit}}",
-         f"  - {{interface: gw1, rate: {rate_bps}bit}}",
+         port("gw0", rate_bps),
+         port("gw1", gw1_rate_bps or rate_bps),
          "overhead: 0",
-         f"control: {{socket: \"{socket}\", metrics_listen: \"\"}}",
+         f"control: {{socket: \"{socket}\", "
+         f"metrics_listen: \"{metrics_listen}\"}}",
          "classes:"]
     for c in CLASSES:
         line = f"  - {{name: {c['name']}, level: {c['level']}, " \

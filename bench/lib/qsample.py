@@ -16,6 +16,9 @@ reports them; depth is the backlog at the sample.
   qsample.py --tc DEV[,DEV] --interval S --out FILE      (run in the gateway's
       namespace) `tc -s -j class show` for HTB (class = the classid), else
       `tc -s -j qdisc show` (class = the root qdisc's kind); marks = 0.
+      tc of iproute2 6.1 (Debian 12) prints classes as text even with -j:
+      then the root qdisc's counters are sampled (an HTB tree as one row,
+      class "htb"). Also the spine's TBF (bench/lib/spine.py).
 
 Runs in one thread; the output is line-buffered, so rows written before a
 SIGTERM are complete."""
@@ -49,8 +52,13 @@ def tc_rows(devs):
         out = subprocess.run(["tc", "-s", "-j", "class", "show", "dev", dev],
                              stdout=subprocess.PIPE, text=True).stdout
         t = time.monotonic_ns()
-        classes = [c for c in json.loads(out or "[]")
-                   if c.get("class") == "htb" and "parent" in c]
+        try:
+            classes = [c for c in json.loads(out or "[]")
+                       if c.get("class") == "htb" and "parent" in c]
+        except ValueError:
+            # iproute2 6.1 prints `tc -j class show` as text: per class
+            # counters are not to be had as JSON; the root qdisc's are
+            classes = []
         if not classes:
             out = subprocess.run(["tc", "-s", "-j", "qdisc", "show", "dev",
                                   dev], stdout=subprocess.PIPE,

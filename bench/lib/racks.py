@@ -26,6 +26,11 @@ The ToR uplinks ("uplink", the gateway's peers) carry an XDP pass program:
 veth delivers frames redirected into it (AF_XDP transmit in zero-copy,
 DEVMAP) only when its peer has one.
 
+With a spine (spine.py), gw1 is peered with the spine's port and ToR B's
+uplink with the spine's other side; the spine's port towards ToR B is a
+TBF FIFO below the gateway's rate, shared with a cross-traffic source (xs)
+whose sink (xd) hangs off ToR B.
+
 Shapers charge frame bytes including the 4-byte tag: tc sees a frame
 before its tag is written (`overhead 4` on TBF and HTB), xdplane sees the
 whole frame (its config uses `overhead: 0`).
@@ -53,7 +58,8 @@ class Racks:
     """hosts_per_rack GPU hosts per rack (ranks 0.. in rack A first) and one
     storage node per rack (sa, sb)."""
 
-    def __init__(self, run, prefix, hosts_per_rack, build):
+    def __init__(self, run, prefix, hosts_per_rack, build, spine=None):
+        """spine: None, or a dict (rate, buffer, burst) for spine.Spine."""
         self.run, self.prefix, self.build = run, prefix, build
         self.gpus = []
         for r in range(2 * hosts_per_rack):
@@ -69,12 +75,17 @@ class Racks:
             h.ns = f"{prefix}{h.name}"
         self.ns_gw = f"{prefix}gw"
         self.ns_tor = {"a": f"{prefix}ta", "b": f"{prefix}tb"}
+        self.spine = None
+        if spine:
+            import spine as spine_mod
+            self.spine = spine_mod.Spine(self, spine, Host, SUBNET)
 
     # ---- construction ----------------------------------------------------
     def create(self):
         run = self.run
+        sp = self.spine
         for ns in [self.ns_gw] + list(self.ns_tor.values()) + \
-                [h.ns for h in self.hosts]:
+                [h.ns for h in self.hosts] + (sp.namespaces() if sp else []):
             run.add_netns(ns)
             run.cmd(["ip", "-n", ns, "link", "set", "lo", "up"])
             run.cmd(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
@@ -88,10 +99,14 @@ class Racks:
             run.cmd(["ip", "-n", tor, "link", "add", "tor", "type", "bridge",
                      "forward_delay", "0", "stp_state", "0"])
             gwport = "gw0" if rack == "a" else "gw1"
+            peer_ns = self.ns_gw
+            if sp and rack == "b":  # ToR B's uplink goes to the spine
+                gwport, peer_ns = "stor", sp.ns
             run.cmd(["ip", "-n", tor, "link", "add", "uplink", "type", "veth",
-                     "peer", "name", gwport, "netns", self.ns_gw])
+                     "peer", "name", gwport, "netns", peer_ns])
             self._veth_common(tor, "uplink")
-            self._veth_common(self.ns_gw, gwport)
+            if peer_ns == self.ns_gw:
+                self._veth_common(self.ns_gw, gwport)
             run.cmd(["ip", "-n", tor, "link", "set", "uplink", "master", "tor"])
         tag_obj = os.path.join(self.build, "bench/pcp_tag.o")
         for h in self.hosts:
@@ -122,6 +137,8 @@ class Racks:
                 run.cmd(["bridge", "-n", tor, "fdb", "replace", h.mac, "dev",
                          port, "master", "static"])
             run.cmd(["ip", "-n", tor, "link", "set", "tor", "up"])
+        if sp:
+            sp.build()
         obj = os.path.join(self.build, "tests/tools/xdp_pass.o")
         for tor in self.ns_tor.values():
             run.cmd(["ip", "-n", tor, "link", "set", "dev", "uplink", "xdpdrv",
@@ -133,6 +150,8 @@ class Racks:
                         list(self.ns_tor.values()))
         for tor in self.ns_tor.values():
             self.wait_forwarding(tor)
+        if sp:
+            sp.wait()
 
     def wait_links(self, namespaces, timeout=10.0):
         """Until every interface that is set up in these namespaces has its
@@ -180,7 +199,8 @@ class Racks:
                      check=False)
 
     def gw_ports_up(self):
-        self.wait_links([self.ns_gw] + list(self.ns_tor.values()))
+        self.wait_links([self.ns_gw] + list(self.ns_tor.values()) +
+                        ([self.spine.ns] if self.spine else []))
 
     # ---- gateways made of Linux parts ---------------------------------------
     def linux_bridge(self):

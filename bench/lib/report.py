@@ -26,13 +26,18 @@ Definitions (all times CLOCK_MONOTONIC, which the hosts stamp with):
   loss events      gaps the RoCE receivers saw (each costs a go-back-N)
   cpuN_busy        share of CPU N busy (/proc/stat) from the collective's
                    start until every rank exited: whether the machine, not
-                   the network, set the pace"""
+                   the network, set the pace
+The spine scenarios (JOB-spine-GATEWAY) add their own columns and table:
+spine_report.py. A run the build cannot make (skipped) has no row in the
+tables' statistics and says why."""
 
 import csv
 import json
 import statistics
 import subprocess
 from pathlib import Path
+
+import spine_report
 
 TCP_MSS, TCP_FRAME = 1448, 1518
 UDP_HDRS = 14 + 4 + 20 + 8  # Ethernet, tag, IPv4, UDP
@@ -97,6 +102,10 @@ def analyse_run(r, rcs, gw_rc, o):
     if all(ranks):
         n = min(len(x.get("iterations", [])) for x in ranks)
         for i in range(n):
+            # a run cut by --timeout lists its unfinished iteration with
+            # end_ns 0 on some ranks: only finished iterations count
+            if any(not x["iterations"][i]["end_ns"] for x in ranks):
+                break
             s = min(x["iterations"][i]["start_ns"] for x in ranks)
             e = max(x["iterations"][i]["end_ns"] for x in ranks)
             iters.append((s, e))
@@ -207,6 +216,8 @@ def analyse_run(r, rcs, gw_rc, o):
         res[f"cpu{c}_busy"] = round(busy, 3)
     res["ok"] = bool(iters) and all(c == 0 for c in rcs) and \
         res["verify_errors"] == 0 and gw_rc in (None, 0)
+    if getattr(sc, "spine", False):
+        spine_report.analyse(r, res, o, _read_csv, _read_json)
     return res
 
 
@@ -243,10 +254,15 @@ def summarise(results):
     for r in results:
         by.setdefault(r["scenario"], []).append(r)
     rows = []
+    keys = SUMMARY_KEYS
+    if any(spine_report.is_spine(n) for n in by):
+        keys = SUMMARY_KEYS + spine_report.SUMMARY_KEYS
     for name, rs in by.items():
         row = {"scenario": name, "runs": len(rs),
                "ok": sum(1 for r in rs if r["ok"])}
-        for k in SUMMARY_KEYS:
+        if any(r.get("skipped") for r in rs):
+            row["skipped"] = sum(1 for r in rs if r.get("skipped"))
+        for k in keys:
             vals = [r[k] for r in rs if r.get(k) is not None]
             row[k] = statistics.median(vals) if vals else None
             row[k + "_min"] = min(vals) if vals else None
@@ -263,7 +279,8 @@ def _cpu(rs):
 
 def render_table(by, o):
     lines = []
-    coll = [n for n in by if not n.startswith("ps-")]
+    coll = [n for n in by if not n.startswith("ps-") and
+            not spine_report.is_spine(n)]
     if coll:
         base = {}
         for n in coll:
@@ -280,6 +297,10 @@ def render_table(by, o):
             "| --- |"]
         for n in coll:
             rs = by[n]
+            if all(r.get("skipped") for r in rs):
+                lines.append(f"| {n} | skipped: {rs[0]['skipped'][:120]} |"
+                             + " - |" * 8 + f" 0/{len(rs)} |")
+                continue
             job = n.split("-")[0]
             b = base.get(job)
             ratio = [r["coll_s"] / b for r in rs if r["coll_s"] and b]
@@ -308,6 +329,10 @@ def render_table(by, o):
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for n in ps:
             rs = by[n]
+            if all(r.get("skipped") for r in rs):
+                lines.append(f"| {n} | skipped: {rs[0]['skipped'][:120]} |"
+                             + " - |" * 6 + f" 0/{len(rs)} |")
+                continue
             lines.append(
                 f"| {n} | {_stat([r['coll_s'] for r in rs])} | "
                 f"{_stat([r['q_gw1_max_kb'] for r in rs], '{:.0f}')} | "
@@ -318,18 +343,32 @@ def render_table(by, o):
                 f"{_stat([r['gw_marks'] for r in rs], '{:.0f}')} | "
                 f"{_stat([r['cnps_received'] for r in rs], '{:.0f}')} | "
                 f"{sum(1 for r in rs if r['ok'])}/{len(rs)} |")
+    spine_lines = spine_report.render_table(by, o)
+    if spine_lines:
+        if lines:
+            lines.append("")
+        lines += spine_lines
     lines.append("")
     lines.append(
         f"Links: gateway ports {o.rate / 1e6:g} Mbit/s each way, GPU host "
         f"NICs {o.line_rate / 1e6:g} Mbit/s, queue limit {o.limit} B; "
         f"median [min–max] of {o.reps} run(s) per scenario.")
+    if getattr(o, "adaptive", None):
+        lines[-1] += (f" xdplane with `adaptive: {{mode: {o.adaptive}}}` "
+                      "under its ports (--adaptive) wherever the scenario "
+                      "does not set it.")
     return "\n".join(lines) + "\n"
 
 
 def write_csv(path, rows, keys=None):
     if not rows:
         return
-    keys = keys or list(rows[0].keys())
+    keys = list(keys or rows[0].keys())
+    # the spine scenarios' columns (and "skipped") even when the first row
+    # is of another scenario
+    for r in rows:
+        keys += [k for k in r if k not in keys and
+                 (k.startswith("spine_") or k == "skipped")]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
@@ -345,14 +384,17 @@ def _plots(by, out):
     # completion time per scenario
     names = [n for n in by if not n.startswith("ps-")] + \
         [n for n in by if n.startswith("ps-")]
+    have = False
     with open(dd / "completion.dat", "w") as f:
         for i, n in enumerate(names):
             v = [r["coll_s"] for r in by[n] if r["coll_s"]]
             if v:
+                have = True
                 f.write(f"{i} {n} {statistics.median(v)} {min(v)} "
                         f"{max(v)}\n")
-    gp.append(f"""set terminal pngcairo size 1000,500
-set output '{pd}/completion.png'
+    gp.append("set terminal pngcairo size 1000,500\n")
+    if have:  # not when every run failed or was skipped
+        gp.append(f"""set output '{pd}/completion.png'
 set title 'Collective completion time per scenario (median, min-max)'
 set ylabel 'seconds per iteration'
 set style fill solid 0.6
@@ -366,7 +408,9 @@ set xtics
 """)
     # per scenario, the first run: throughput and queue over time
     for n in names:
-        r = by[n][0]
+        r = next((x for x in by[n] if not x.get("skipped")), None)
+        if r is None:
+            continue
         bins = r["bins"]
         with open(dd / f"tput-{n}.dat", "w") as f:
             for b in sorted(bins):
@@ -402,11 +446,14 @@ set xlabel 'seconds from the collective start'
 set ylabel 'KB queued'
 plot {', '.join(plots)}
 """)
-    # latency CDF per scenario (all runs merged), one plot per job
-    for job in ("allreduce", "pipeline", "ps"):
+    # latency CDF per scenario (all runs merged), one plot per job (and one
+    # per job of the spine scenarios: latency-cdf-spine-JOB.png)
+    for job, sp in (("allreduce", False), ("pipeline", False), ("ps", False),
+                    ("allreduce", True), ("pipeline", True)):
         curves = []
         for n in names:
-            if not n.startswith(job + "-"):
+            if not n.startswith(job + "-") or \
+                    spine_report.is_spine(n) != sp:
                 continue
             hist = _merge_hists([r["lat_hist"] for r in by[n]])
             tot = sum(c for _, c in hist)
@@ -420,8 +467,9 @@ plot {', '.join(plots)}
                     f.write(f"{up} {acc / tot:.6f}\n")
             curves.append(f"'{fn}' using 1:2 with steps lw 2 title '{n}'")
         if curves:
-            gp.append(f"""set output '{pd}/latency-cdf-{job}.png'
-set title 'RoCE one-way latency: {job}, all ranks, all runs'
+            what = f"spine-{job}" if sp else job
+            gp.append(f"""set output '{pd}/latency-cdf-{what}.png'
+set title 'RoCE one-way latency: {what}, all ranks, all runs'
 set xlabel 'microseconds'
 set ylabel 'fraction of packets'
 set logscale x
@@ -443,7 +491,8 @@ def write_all(results, out, o, cmdline, plots=True):
     flat = []
     for r in results:
         row = {k: v for k, v in r.items()
-               if k not in ("bins", "queue", "lat_hist", "t0_ns")}
+               if k not in ("bins", "queue", "lat_hist", "t0_ns",
+                            "spine_series")}
         row["iterations_s"] = " ".join(str(x) for x in r["iterations_s"])
         row["rank_rcs"] = " ".join(str(x) for x in r["rank_rcs"])
         flat.append(row)
@@ -453,4 +502,5 @@ def write_all(results, out, o, cmdline, plots=True):
     (out / "table.md").write_text(f"`{cmdline}`\n\n{table}")
     if plots and by:
         _plots(by, out)
+        spine_report.plots(by, out)
     return table

@@ -6,7 +6,10 @@
 #    bytes arrived, the table, CSVs and plots are written;
 #  - interrupted (SIGINT, then SIGTERM in a second run) while its 12
 #    namespaces and ~20 processes are up: it exits 130, and no namespace,
-#    generator or daemon of it is left.
+#    generator or daemon of it is left;
+#  - the spine variant (a FIFO beyond the gateway, cross-traffic joining
+#    there): its 16 namespaces come up, the spine's queue, the gateway's
+#    /metrics and the cross-traffic are recorded, and it is removed.
 # No rates are asserted: this machine's numbers are bench/README.md's.
 set -euo pipefail
 : "${XDPLANE_BUILD:?}"
@@ -84,3 +87,47 @@ for sig in INT TERM; do
 	[ -z "$left" ] || fail "SIG$sig: left behind: $left"
 	echo "ok: SIG$sig with $n namespaces up: exit 130, nothing left" >&2
 done
+
+# 3. the spine testbed (bench/lib/spine.py): 16 namespaces (the spine, the
+#    cross-traffic's source and sink on top of the 13), the spine's TBF and
+#    the gateway's /metrics sampled, the cross-traffic delivered, the
+#    effective-rate plot written, and nothing left. handshaped needs no
+#    daemon feature beyond today's (no adaptive key).
+python3 "$SRC/bench/run" allreduce-spine-handshaped "${small[@]}" \
+	--cross 0:0.2 --out "$OUT/spine" >"$OUT/spine.out" 2>"$OUT/spine.err" &
+RUNPID=$!
+prefix="xc$((RUNPID % 100000))"
+n=0
+for _ in $(seq 300); do
+	n=$(ip netns list | awk '{print $1}' | grep -c "^${prefix}" || true)
+	[ "$n" -ge 16 ] && ip netns list | grep -q "^${prefix}sp" && break
+	kill -0 $RUNPID 2>/dev/null || break
+	sleep 0.1
+done
+rc=0
+wait $RUNPID || rc=$?
+pid=$RUNPID
+RUNPID=""
+[ $rc -eq 0 ] || { cat "$OUT/spine.err" >&2; fail "spine: bench/run exit status $rc"; }
+[ "$n" -ge 16 ] || fail "spine: expected 16 namespaces up, saw $n"
+grep -q '^| allreduce-spine-handshaped |.*| 1/1 |$' "$OUT/spine.out" ||
+	{ cat "$OUT/spine.out" >&2; fail "spine: no ok table row"; }
+python3 - "$OUT/spine" <<'EOF2' || fail "spine outputs"
+import csv, glob, sys
+d = sys.argv[1]
+r = list(csv.DictReader(open(f"{d}/runs.csv")))[0]
+assert r["ok"] == "True", r
+assert float(r["spine_avail_mbps"]) > 0, r
+assert r["spine_q_p99_kb"] != "", r
+for name in ("spine.csv", "metrics.csv", "xd-timeline.csv"):
+    f = glob.glob(f"{d}/logs/*-{name}")
+    assert f and sum(1 for _ in open(f[0])) > 2, name
+x = glob.glob(f"{d}/logs/*-xd.json")
+assert x and '"udp_datagrams":0,' not in open(x[0]).read(), "no cross-traffic"
+print(f"ok: spine queue p99 {float(r['spine_q_p99_kb']):.0f} KB, "
+      f"storage {float(r['storage_mbps']):.1f} Mbit/s", file=sys.stderr)
+EOF2
+[ -s "$OUT/spine/plots/effrate-allreduce-spine-handshaped-r1.png" ] ||
+	fail "spine: no effective-rate plot"
+[ -z "$(leftovers $pid spine)" ] || fail "spine: left behind: $(leftovers $pid spine)"
+echo "ok: spine testbed built ($n namespaces), measured and removed" >&2
