@@ -46,11 +46,12 @@ static inline uint16_t ip_csum_replace16(uint16_t hc, uint16_t old,
 static inline int ip_tos_read(const uint8_t *frame, uint32_t len,
 			      unsigned int l3, unsigned int l3off)
 {
-	const uint8_t *ip = frame + l3off;
+	const uint8_t *ip;
 	uint32_t avail;
 
 	if (!frame || l3off >= len)
-		return -1;
+		return -1; /* (and no pointer arithmetic on NULL) */
+	ip = frame + l3off;
 	avail = len - l3off;
 	if (l3 == IP_TOS_L3_IPV4) {
 		unsigned int ihl = (ip[0] & 0xfu) * 4;
