@@ -93,6 +93,31 @@ TC_UNUSED static void test_bad(void **state)
 			 c->prefix, c->text);
 }
 
+/* One group: the fixed tests, then one test_bad() per bad case (named
+ * after it). */
+TC_UNUSED static int run_config_tests(const struct CMUnitTest *fixed,
+				      size_t n_fixed,
+				      const struct bad_case *bad, size_t n_bad)
+{
+	struct CMUnitTest *tests = calloc(n_fixed + n_bad, sizeof(*tests));
+	size_t n = 0;
+	int rc;
+
+	if (!tests)
+		return 1;
+	for (size_t i = 0; i < n_fixed; i++)
+		tests[n++] = fixed[i];
+	for (size_t i = 0; i < n_bad; i++)
+		tests[n++] = (struct CMUnitTest){
+			.name = bad[i].name,
+			.test_func = test_bad,
+			.initial_state = (void *)&bad[i],
+		};
+	rc = _cmocka_run_group_tests("tests", tests, n, NULL, NULL);
+	free(tests);
+	return rc;
+}
+
 TC_UNUSED static void assert_listen4(const struct config_control *ctl,
 				     const char *addr, uint16_t port)
 {

@@ -805,16 +805,6 @@ int main(void)
 		cmocka_unit_test(test_qos_counts),
 		cmocka_unit_test(test_qos_dump_text),
 	};
-	struct CMUnitTest tests[sizeof(fixed) / sizeof(fixed[0]) + N_BAD];
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	for (size_t i = 0; i < N_BAD; i++)
-		tests[n++] = (struct CMUnitTest){
-			.name = bad_cases[i].name,
-			.test_func = test_bad,
-			.initial_state = (void *)&bad_cases[i],
-		};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_config_tests(fixed, sizeof(fixed) / sizeof(fixed[0]),
+				bad_cases, N_BAD);
 }
