@@ -11,9 +11,17 @@
  * cleanly: sockets leave the XSKMAPs, in-flight
  * frames drain, workers stop, the frame census runs, the XDP programs are
  * detached and the final counters are printed (a table, and one line
- * "final-stats: {json}" for tools). The exit status is 0 after a clean stop
- * with every frame accounted for, 1 on a start-up error, 3 if the census
- * found a leaked or doubly-owned frame.
+ * "final-stats: {json}" for tools).
+ *
+ * Exit status (xdplane(8), EXIT STATUS): 0 after a clean stop with every
+ * frame accounted for (and for a valid --check); XDPLANE_EXIT_CONFIG (78,
+ * EX_CONFIG of sysexits.h; defined once in CMakeLists.txt, which also
+ * writes it into the systemd units' RestartPreventExitStatus=) when the
+ * file is invalid or asks for what this host cannot carry (a missing
+ * interface, a kernel too old for its MTU: kernel_req.h), so that systemd
+ * does not restart a daemon that would fail the same way; 1 when start-up
+ * fails otherwise; 2 on a usage error; 3 if the census found a leaked or
+ * doubly-owned frame; 4 after a port's interface was replaced (daemon.c).
  *
  * Threads: this (control) thread owns the gateway handle; signals are
  * blocked in every thread and taken by the event loop through a signalfd.
@@ -24,7 +32,12 @@
 #include <string.h>
 #include "config.h"
 #include "daemon.h"
+#include "kernel_req.h"
 #include "log.h"
+
+#ifndef XDPLANE_EXIT_CONFIG
+#error "XDPLANE_EXIT_CONFIG comes from CMakeLists.txt (one value for the units too)"
+#endif
 
 #define DEFAULT_CONFIG "/etc/xdplane/xdplane.yaml"
 
@@ -62,6 +75,7 @@ int main(int argc, char **argv)
 	bool check = false, dump = false, system_check = true, forced = false;
 	struct xdplane_config *cfg;
 	struct config_error cerr;
+	char kerr[1200];
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:tvqVh", opts, NULL)) != -1) {
@@ -105,7 +119,16 @@ int main(int argc, char **argv)
 	cfg = config_load(path, system_check || !check, &cerr);
 	if (!cfg) {
 		fprintf(stderr, "%s\n", cerr.msg);
-		return 1;
+		return XDPLANE_EXIT_CONFIG;
+	}
+	/* what the running kernel cannot carry: refused before anything is
+	 * touched (a --check for another host skips it, as it skips the
+	 * interfaces) */
+	if (((check && system_check) || (!check && !dump)) &&
+	    kreq_check_config(cfg, kerr, sizeof(kerr))) {
+		fprintf(stderr, "%s\n", kerr);
+		config_free(cfg);
+		return XDPLANE_EXIT_CONFIG;
 	}
 	if (check) {
 		printf("%s: configuration is valid\n", path);
