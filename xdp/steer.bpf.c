@@ -4,7 +4,10 @@
  * bound to the queue it arrived on. When no socket is bound (the daemon is
  * starting, restarting or has crashed), the configured failure mode decides:
  * "open" forwards the frame in the kernel to the peer port (DEVMAP),
- * "closed" drops it. Every verdict is counted per CPU.
+ * "closed" drops it. Every verdict is counted per CPU, and so is every
+ * frame that arrived on a queue the gateway has no socket for at all (a
+ * NIC with more channels than the configured queues: RSS spreads flows
+ * over all of them).
  *
  * Maps and their writers: see steer_abi.h.
  *
@@ -45,6 +48,13 @@ struct {
 	__type(value, __u64);
 } verdicts SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STEER_NOSOCK_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} nosock SEC(".maps");
+
 static __always_inline void count(__u32 verdict)
 {
 	__u64 *c = bpf_map_lookup_elem(&verdicts, &verdict);
@@ -53,11 +63,19 @@ static __always_inline void count(__u32 verdict)
 		*c += 1;
 }
 
-static __always_inline int no_socket(__u32 verdict)
+static __always_inline int no_socket(__u32 q, __u32 verdict)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, slot;
 	struct steer_conf *conf = bpf_map_lookup_elem(&conf_map, &zero);
+	__u64 *c;
 
+	if (conf && q >= conf->queues) {
+		/* a queue that never has a socket: misconfiguration */
+		slot = q < STEER_MAX_QUEUES ? q : STEER_MAX_QUEUES;
+		c = bpf_map_lookup_elem(&nosock, &slot);
+		if (c)
+			*c += 1;
+	}
 	if (conf && conf->failure_mode == STEER_FAIL_CLOSED) {
 		count(verdict == STEER_V_QUEUE_RANGE ? verdict
 						     : STEER_V_FAILCLOSED);
@@ -78,13 +96,13 @@ int xdplane_steer(struct xdp_md *ctx)
 	__u32 q = ctx->rx_queue_index;
 
 	if (q >= STEER_MAX_QUEUES)
-		return no_socket(STEER_V_QUEUE_RANGE);
+		return no_socket(q, STEER_V_QUEUE_RANGE);
 	/* The low bits of the flags are the action when no socket is bound. */
 	if (bpf_redirect_map(&xsks_map, q, XDP_ABORTED) == XDP_REDIRECT) {
 		count(STEER_V_XSK);
 		return XDP_REDIRECT;
 	}
-	return no_socket(STEER_V_FAILOPEN);
+	return no_socket(q, STEER_V_FAILOPEN);
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

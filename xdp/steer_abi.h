@@ -11,10 +11,18 @@
  *   peer_map   DEVMAP, one entry (key 0) = ifindex of the other port of the
  *              pair. Used only on the fail-open path.
  *   conf_map   ARRAY, one struct steer_conf. Written by the daemon before
- *              attach; read by the program for every frame.
+ *              attach; read by the program for every frame that finds no
+ *              socket.
  *   verdicts   PERCPU_ARRAY indexed by enum steer_verdict, one counter of
  *              frames per verdict. Single writer per CPU (the program);
  *              the daemon sums the per-CPU values.
+ *   nosock     PERCPU_ARRAY of STEER_NOSOCK_SLOTS counters: frames that
+ *              arrived on RX queue q >= steer_conf.queues, a queue the
+ *              gateway has no socket for (the NIC has more channels than
+ *              the gateway has queues), by q; the last slot counts queue
+ *              indexes >= STEER_MAX_QUEUES. Frames on queues below
+ *              steer_conf.queues that find no socket (start, stop, after
+ *              a crash) are not counted here. Same writers as verdicts.
  *
  * The program never touches packet bytes: it only steers.
  */
@@ -29,9 +37,12 @@ enum steer_failure_mode {
 	STEER_FAIL_CLOSED = 1, /* no socket: drop */
 };
 
+/* nosock slots: one per queue index, and one for indexes beyond */
+#define STEER_NOSOCK_SLOTS (STEER_MAX_QUEUES + 1)
+
 struct steer_conf {
 	__u32 failure_mode; /* enum steer_failure_mode */
-	__u32 pad;
+	__u32 queues; /* RX queues with a socket: 0 .. queues - 1 */
 };
 
 enum steer_verdict {

@@ -2,8 +2,9 @@
 /*
  * gw_ports.c - the gateway's two ports: the lock that keeps a second
  * xdplane off an interface, its MTU and what it means in UMEM frames per
- * packet, its channel count (queues: auto), and the AF_XDP socket of
- * each of its queues. Control thread only (gw_internal.h).
+ * packet, its channels against the queues (at start, and watched while
+ * running: frames on an RX queue without a socket), and the AF_XDP socket
+ * of each of its queues. Control thread only (gw_internal.h).
  */
 #include <errno.h>
 #include <net/if.h>
@@ -19,6 +20,7 @@
 #include "frame.h"
 #include "gw_internal.h"
 #include "log.h"
+#include "nic_channels.h"
 
 /* One xdplane per interface per network namespace: an abstract socket
  * name is the lock; the kernel releases it when the process dies. */
@@ -52,38 +54,72 @@ void gw_ports_unlock(struct gateway *gw)
 			close(gw->port[i].lock_fd);
 }
 
-/* The channels (queues) a NIC has: combined, else RX; 0 if unknown. */
-static uint32_t port_channels(const char *name)
+/* Match the queues with the NICs' channels (nic_channels.h): resolve
+ * auto, set the channels (queues_set_channels) or refuse with the reason
+ * and the fix. The channel counts are left as set at stop, like
+ * ports[].mtu: the log line says what they were. */
+int gw_ports_resolve_queues(struct gateway *gw, char *errbuf, size_t errlen)
 {
-	struct ethtool_channels ch = {.cmd = ETHTOOL_GCHANNELS};
-	struct ifreq ifr = {0};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	uint32_t n = 0;
+	struct queue_plan_in in = {
+		.queues = gw->p.queues,
+		.set_channels = gw->p.set_channels,
+		.max_queues = GW_MAX_QUEUES,
+	};
+	struct queue_plan plan;
+	char cmd[80];
+	int err;
 
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_data = (void *)&ch;
-	if (fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr))
-		n = ch.combined_count ? ch.combined_count : ch.rx_count;
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
+	for (int i = 0; i < GW_PORTS; i++) {
+		in.name[i] = gw->port[i].name;
+		nic_channels_get(gw->port[i].name, &in.ch[i]);
+	}
+	if (queue_plan_decide(&in, &plan, errbuf, errlen))
+		return -EINVAL;
+	for (int i = 0; i < GW_PORTS; i++) {
+		struct nic_channels now;
+		uint32_t was = nic_channels_count(&in.ch[i]);
 
-/* queues: auto (0) -> the channel count both ports have. */
-void gw_ports_resolve_queues(struct gateway *gw)
-{
-	uint32_t c0, c1, n;
-
-	if (gw->p.queues)
-		return;
-	c0 = port_channels(gw->port[0].name);
-	c1 = port_channels(gw->port[1].name);
-	n = MIN(c0 ? c0 : 1, c1 ? c1 : 1);
-	n = MIN(n, GW_MAX_QUEUES);
-	gw->p.queues = n;
-	log_info("queues: auto -> %u (%s: %u channels, %s: %u channels%s)", n,
-		 gw->port[0].name, c0, gw->port[1].name, c1,
-		 c0 && c1 ? "" : "; 0: the driver does not say");
+		if (!plan.set_to[i])
+			continue;
+		nic_channels_cmd(&in.ch[i], gw->port[i].name, plan.set_to[i],
+				 cmd, sizeof(cmd));
+		err = nic_channels_set(gw->port[i].name, &in.ch[i],
+				       plan.set_to[i]);
+		if (!err && nic_channels_get(gw->port[i].name, &now) == 0 &&
+		    nic_channels_count(&now) != plan.set_to[i])
+			err = -EIO;
+		if (err) {
+			snprintf(errbuf, errlen,
+				 "%s: cannot set the channels from %u to %u "
+				 "(queues_set_channels; '%s'): %s%s",
+				 gw->port[i].name, was, plan.set_to[i], cmd,
+				 err == -EIO ? "the NIC kept another count"
+					     : strerror(-err),
+				 err == -EINVAL
+					 ? " (a veth bounds its channels by "
+					   "its peer's while either has an "
+					   "XDP program: ethtool -l both ends)"
+					 : "");
+			return err;
+		}
+		in.ch[i] = now;
+		log_info("%s: channels set from %u to %u (queues_set_channels: "
+			 "'%s'; left so at stop)",
+			 gw->port[i].name, was, plan.set_to[i], cmd);
+	}
+	if (plan.note[0])
+		log_warn("%s", plan.note);
+	for (int i = 0; i < GW_PORTS; i++)
+		gw->port[i].channels_now = nic_channels_count(&in.ch[i]);
+	log_info("queues: %u per port%s (%s: %u channels, %s: %u channels%s)",
+		 plan.queues, gw->p.queues ? "" : " (auto)", gw->port[0].name,
+		 gw->port[0].channels_now, gw->port[1].name,
+		 gw->port[1].channels_now,
+		 gw->port[0].channels_now && gw->port[1].channels_now
+			 ? ""
+			 : "; 0: the driver does not say");
+	gw->p.queues = plan.queues;
+	return 0;
 }
 
 static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
@@ -169,6 +205,7 @@ int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
 		gw->port[i].prog.prog_fd = -1;
 		gw->port[i].prog.xsks_map_fd = -1;
 		gw->port[i].prog.verdicts_fd = -1;
+		gw->port[i].prog.nosock_fd = -1;
 		snprintf(gw->port[i].name, sizeof(gw->port[i].name), "%s",
 			 gw->p.ifname[i]);
 	}
@@ -314,4 +351,96 @@ void gateway_port_set_down(struct gateway *gw, int port, bool down)
 		if (gw->w)
 			worker_wake(&gw->w[gw->plc.unit_worker[u]]);
 	}
+}
+
+/* "2-3,7": the set bits of a queue mask, as ranges; "64+" for the slot
+ * beyond STEER_MAX_QUEUES. */
+static void queue_ranges(const bool *set, char *buf, size_t size)
+{
+	size_t len = 0;
+	int lo, hi;
+
+	buf[0] = '\0';
+	for (lo = 0; lo < STEER_NOSOCK_SLOTS && len < size; lo = hi + 1) {
+		hi = lo;
+		if (!set[lo])
+			continue;
+		while (hi + 1 < STEER_MAX_QUEUES && set[hi + 1])
+			hi++;
+		if (lo == STEER_MAX_QUEUES)
+			len += snprintf(buf + len, size - len, "%s%d+",
+					len ? "," : "", lo);
+		else
+			len += snprintf(buf + len, size - len,
+					hi > lo ? "%s%d-%d" : "%s%d",
+					len ? "," : "", lo, hi);
+	}
+}
+
+/* Warn at once, then at most once a minute while frames keep coming. */
+#define GW_NOSOCK_WARN_NS (60 * 1000000000ull)
+
+static uint32_t watch_port(struct gateway *gw, struct gw_port *pt,
+			   uint64_t now_ns)
+{
+	uint64_t cnt[STEER_NOSOCK_SLOTS], total = 0, fresh = 0;
+	bool set[STEER_NOSOCK_SLOTS] = {false}, arrived[STEER_NOSOCK_SLOTS];
+	struct nic_channels ch;
+	uint32_t n = 0, q = gw->p.queues;
+	char which[128], cmd[80];
+
+	nic_channels_get(pt->name, &ch);
+	if (nic_channels_count(&ch) &&
+	    nic_channels_count(&ch) != pt->channels_now)
+		log_warn("%s: the NIC now has %u channels (%u before), the "
+			 "gateway has sockets on %u queue%s%s",
+			 pt->name, nic_channels_count(&ch), pt->channels_now, q,
+			 q > 1 ? "s" : "",
+			 nic_channels_count(&ch) > q
+				 ? ": frames on the others take the "
+				   "failure_mode path; restart xdplane to "
+				   "follow (queues: auto)"
+				 : "");
+	if (nic_channels_count(&ch))
+		pt->channels_now = nic_channels_count(&ch);
+	if (steer_read_nosock(&pt->prog, cnt))
+		return pt->queues_without_socket;
+	for (uint32_t s = 0; s < STEER_NOSOCK_SLOTS; s++) {
+		arrived[s] = cnt[s] > pt->nosock_seen[s];
+		set[s] = arrived[s] || (s >= q && s < pt->channels_now);
+		n += set[s];
+		total += cnt[s];
+		fresh += cnt[s] - pt->nosock_seen[s];
+		pt->nosock_seen[s] = cnt[s];
+	}
+	pt->queues_without_socket = n;
+	if (!fresh || total == pt->nosock_warned ||
+	    (pt->warn_ns && now_ns - pt->warn_ns < GW_NOSOCK_WARN_NS))
+		return n;
+	queue_ranges(arrived, which, sizeof(which));
+	if (pt->channels_now > q)
+		nic_channels_cmd(&ch, pt->name, q, cmd, sizeof(cmd));
+	else
+		snprintf(cmd, sizeof(cmd), "ethtool -l %s", pt->name);
+	log_warn("%s: %llu frame%s arrived on RX queue %s, which has no "
+		 "AF_XDP socket (the gateway has sockets on %u queue%s, the "
+		 "NIC has %u channels): they took the failure_mode path, "
+		 "unclassified and unshaped (rx_no_socket %llu in all); "
+		 "restart with queues: auto, or run '%s'",
+		 pt->name, (unsigned long long)(total - pt->nosock_warned),
+		 total - pt->nosock_warned > 1 ? "s" : "", which, q,
+		 q > 1 ? "s" : "", pt->channels_now, (unsigned long long)total,
+		 cmd);
+	pt->nosock_warned = total;
+	pt->warn_ns = now_ns ? now_ns : 1;
+	return n;
+}
+
+uint32_t gateway_watch_queues(struct gateway *gw, uint64_t now_ns)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < GW_PORTS; i++)
+		n += watch_port(gw, &gw->port[i], now_ns);
+	return n;
 }

@@ -61,9 +61,10 @@ static int attached_prog(int ifindex, uint32_t *id, char *name, size_t len,
 }
 
 static int configure_maps(struct steer_prog *sp, int peer_ifindex,
-			  uint32_t failure_mode)
+			  uint32_t failure_mode, uint32_t queues)
 {
-	struct steer_conf conf = {.failure_mode = failure_mode};
+	struct steer_conf conf = {.failure_mode = failure_mode,
+				  .queues = queues};
 	uint32_t zero = 0;
 	int fd;
 
@@ -75,7 +76,10 @@ static int configure_maps(struct steer_prog *sp, int peer_ifindex,
 		return -errno ? -errno : -ENOENT;
 	sp->xsks_map_fd = bpf_object__find_map_fd_by_name(sp->obj, "xsks_map");
 	sp->verdicts_fd = bpf_object__find_map_fd_by_name(sp->obj, "verdicts");
-	return sp->xsks_map_fd < 0 || sp->verdicts_fd < 0 ? -ENOENT : 0;
+	sp->nosock_fd = bpf_object__find_map_fd_by_name(sp->obj, "nosock");
+	return sp->xsks_map_fd < 0 || sp->verdicts_fd < 0 || sp->nosock_fd < 0
+		       ? -ENOENT
+		       : 0;
 }
 
 static int try_attach(struct steer_prog *sp, uint32_t mode_flags,
@@ -104,7 +108,8 @@ static int try_attach(struct steer_prog *sp, uint32_t mode_flags,
 
 int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		 int peer_ifindex, enum steer_mode_req mode,
-		 uint32_t failure_mode, bool frags, char *errbuf, size_t errlen)
+		 uint32_t failure_mode, uint32_t queues, bool frags,
+		 char *errbuf, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .object_name = "xdplane");
 	char old_name[BPF_OBJ_NAME_LEN];
@@ -113,7 +118,7 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 	int err;
 
 	memset(sp, 0, sizeof(*sp));
-	sp->prog_fd = sp->xsks_map_fd = sp->verdicts_fd = -1;
+	sp->prog_fd = sp->xsks_map_fd = sp->verdicts_fd = sp->nosock_fd = -1;
 	sp->ifindex = ifindex;
 
 	err = attached_prog(ifindex, &old_id, old_name, sizeof(old_name),
@@ -159,8 +164,9 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		goto fail;
 	}
 	sp->prog_fd = prog ? bpf_program__fd(prog) : -1;
-	err = sp->prog_fd < 0 ? -ENOENT
-			      : configure_maps(sp, peer_ifindex, failure_mode);
+	err = sp->prog_fd < 0
+		      ? -ENOENT
+		      : configure_maps(sp, peer_ifindex, failure_mode, queues);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot set up the program's maps: %s",
 			 strerror(-err));
@@ -193,7 +199,11 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 				 "UMEM frame holds)"
 			 : err == -ERANGE ? " (the interface MTU is too large "
 					    "for single-buffer XDP)"
-					  : "");
+			 : err == -ENOSPC
+				 ? " (veth: XDP needs at least as many RX "
+				   "queues as the peer has TX queues; lower "
+				   "the peer's with ethtool -L PEER tx N)"
+				 : "");
 		goto fail;
 	}
 	sp->attached = true;
@@ -247,6 +257,28 @@ int steer_read_verdicts(const struct steer_prog *sp, uint64_t out[STEER_V_MAX])
 		return -ENOMEM;
 	for (uint32_t k = 0; k < STEER_V_MAX; k++) {
 		if (bpf_map_lookup_elem(sp->verdicts_fd, &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+int steer_read_nosock(const struct steer_prog *sp,
+		      uint64_t out[STEER_NOSOCK_SLOTS])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+
+	memset(out, 0, sizeof(uint64_t) * STEER_NOSOCK_SLOTS);
+	if (ncpu <= 0 || sp->nosock_fd < 0)
+		return -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < STEER_NOSOCK_SLOTS; k++) {
+		if (bpf_map_lookup_elem(sp->nosock_fd, &k, vals))
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			out[k] += vals[c];

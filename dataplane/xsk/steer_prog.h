@@ -54,6 +54,7 @@ struct steer_prog {
 	int prog_fd;
 	int xsks_map_fd;
 	int verdicts_fd;
+	int nosock_fd; /* frames on queues without a socket (steer_abi.h) */
 	int ifindex;
 	uint32_t attach_flags; /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	bool attached;
@@ -67,8 +68,10 @@ enum steer_mode_req {
 };
 
 /* Load the program for port `ifindex`, whose peer is `peer_ifindex`, and
- * attach it. errbuf receives a one-line reason on failure. Returns 0 or
- * -errno (-EBUSY: a foreign program is attached).
+ * attach it; `queues` is the number of RX queues that will have a socket
+ * (0 .. queues - 1): frames on the others are counted in nosock. errbuf
+ * receives a one-line reason on failure. Returns 0 or -errno (-EBUSY: a
+ * foreign program is attached).
  * Syscalls: netlink (RTM_GETLINK query, RTM_SETLINK attach; a detach
  * first when a stale program sits in the other mode),
  * bpf(BPF_PROG_GET_FD_BY_ID, BPF_OBJ_GET_INFO_BY_FD) on an attached
@@ -78,8 +81,8 @@ enum steer_mode_req {
  * BPF_MAP_CREATE, BPF_MAP_UPDATE_ELEM), close; logs; allocates. */
 int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		 int peer_ifindex, enum steer_mode_req mode,
-		 uint32_t failure_mode, bool frags, char *errbuf,
-		 size_t errlen);
+		 uint32_t failure_mode, uint32_t queues, bool frags,
+		 char *errbuf, size_t errlen);
 
 /* Remove every socket from the XSKMAP: frames take the failure path.
  * Syscalls: bpf(BPF_MAP_DELETE_ELEM), once per queue slot. */
@@ -95,6 +98,12 @@ void steer_detach(struct steer_prog *sp);
  * per verdict; openat, read, close of /sys/devices/system/cpu/possible
  * (libbpf, first call only); allocates. */
 int steer_read_verdicts(const struct steer_prog *sp, uint64_t out[STEER_V_MAX]);
+
+/* Sum of the per-CPU nosock counters, by RX queue index (the last slot:
+ * indexes >= STEER_MAX_QUEUES). Same errors, threads and syscalls as
+ * steer_read_verdicts(), one lookup per slot. */
+int steer_read_nosock(const struct steer_prog *sp,
+		      uint64_t out[STEER_NOSOCK_SLOTS]);
 
 /* Names, for logs and statistics. Any thread; syscalls none. */
 const char *steer_mode_name(const struct steer_prog *sp);
