@@ -45,15 +45,24 @@ static json_t *verb_congestion(const struct ctl_backend *be, json_t *args,
 			       struct ctl_err *err);
 static json_t *verb_log_level(const struct ctl_backend *be, json_t *args,
 			      struct ctl_err *err);
+static json_t *verb_config(const struct ctl_backend *be, json_t *args,
+			   struct ctl_err *err);
 
+/* writes: changes the daemon, refused on a read-only session */
 static const struct verb {
 	const char *name;
 	verb_fn run;
+	bool writes;
 } verbs[] = {
-	{"commands", verb_commands},	 {"status", verb_status},
-	{"stats", verb_stats},		 {"classes", verb_classes},
-	{"flows", verb_flows},		 {"reload", verb_reload},
-	{"congestion", verb_congestion}, {"log-level", verb_log_level},
+	{"commands", verb_commands, false},
+	{"status", verb_status, false},
+	{"stats", verb_stats, false},
+	{"classes", verb_classes, false},
+	{"flows", verb_flows, false},
+	{"config", verb_config, false},
+	{"reload", verb_reload, true},
+	{"congestion", verb_congestion, true},
+	{"log-level", verb_log_level, true},
 };
 
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
@@ -234,6 +243,47 @@ static json_t *verb_commands(const struct ctl_backend *be, json_t *args,
 	return json_pack("{s:o}", "commands", a);
 }
 
+/* {"state","line","reasons":[{"reason","message"}]} of the snapshot. */
+static json_t *health_json(const struct health_result *h)
+{
+	json_t *reasons = json_array();
+
+	for (int r = 0; reasons && r < HEALTH_N_REASONS; r++)
+		if (h->degraded & (1u << r))
+			json_array_append_new(
+				reasons,
+				json_pack("{s:s,s:o}", "reason",
+					  health_reason_name(r), "message",
+					  ctl_json_text(h->msg[r],
+							sizeof(h->msg[r]))));
+	return json_pack("{s:s,s:o,s:o}", "state",
+			 health_ok(h) ? "ok" : "degraded", "line",
+			 ctl_json_text(h->line, sizeof(h->line)), "reasons",
+			 reasons);
+}
+
+/* Per worker: its CPU, the seconds its loop spent busy and idle. */
+static json_t *workers_json(const struct stats_snapshot *s)
+{
+	json_t *a = json_array();
+	uint32_t n = s->n_workers < SNAP_MAX_WORKERS ? s->n_workers
+						     : SNAP_MAX_WORKERS;
+
+	for (uint32_t i = 0; a && i < n; i++) {
+		const struct snap_worker *w = &s->workers[i];
+
+		json_array_append_new(
+			a, json_pack("{s:i,s:o,s:f,s:f,s:I}", "worker", (int)i,
+				     "cpu",
+				     w->cpu >= 0 ? json_integer(w->cpu)
+						 : json_null(),
+				     "busy_s", (double)w->busy_ns / 1e9,
+				     "idle_s", (double)w->idle_ns / 1e9,
+				     "loops", (json_int_t)w->loops));
+	}
+	return a;
+}
+
 static json_t *verb_status(const struct ctl_backend *be, json_t *args,
 			   struct ctl_err *err)
 {
@@ -243,6 +293,11 @@ static json_t *verb_status(const struct ctl_backend *be, json_t *args,
 	if (no_args(args, err) || !(s = take_snapshot(be, err)))
 		return NULL;
 	r = ctl_json_status(s, be->pid);
+	if (r && (json_object_set_new(r, "health", health_json(&s->health)) ||
+		  json_object_set_new(r, "workers_load", workers_json(s)))) {
+		json_decref(r);
+		r = NULL;
+	}
 	drop_snapshot(be, s);
 	if (!r)
 		out_of_memory(err);
@@ -430,6 +485,19 @@ static json_t *verb_log_level(const struct ctl_backend *be, json_t *args,
 			 "level", log_levels[i]);
 }
 
+static json_t *verb_config(const struct ctl_backend *be, json_t *args,
+			   struct ctl_err *err)
+{
+	if (no_args(args, err))
+		return NULL;
+	if (!be->config) {
+		ctl_err_set(err, "unavailable",
+			    "the running configuration is not available");
+		return NULL;
+	}
+	return backend_object(be->config(be->ctx, err), err);
+}
+
 /* An object {"ok":ok[,"id":id]}, or NULL. */
 static json_t *response(bool ok, json_t *id)
 {
@@ -559,8 +627,8 @@ refuse:
 	return error_response(id, err);
 }
 
-static json_t *request(json_t *req, json_t *id, const struct ctl_backend *be,
-		       struct ctl_err *err)
+static json_t *request(const struct ctl_session *s, json_t *req, json_t *id,
+		       const struct ctl_backend *be, struct ctl_err *err)
 {
 	static const char *const allowed[] = {"command", "args", "id"};
 	json_t *cmd, *args, *result;
@@ -591,6 +659,15 @@ static json_t *request(json_t *req, json_t *id, const struct ctl_backend *be,
 	for (size_t i = 0; i < N_VERBS; i++) {
 		if (strcmp(name, verbs[i].name))
 			continue;
+		if (s->readonly && verbs[i].writes) {
+			ctl_err_set(err, "read_only",
+				    "\"%s\" changes the daemon; this is the "
+				    "read-only control socket "
+				    "(control.readonly_group): use the control "
+				    "socket (control.socket) for it",
+				    verbs[i].name);
+			return NULL;
+		}
 		result = verbs[i].run(be, args, err);
 		return result ? ok_response(id, result) : NULL;
 	}
@@ -636,7 +713,7 @@ char *ctl_session_handle(struct ctl_session *s, const char *line, size_t len,
 			    type_name(req));
 		r = error_response(NULL, &err);
 	} else {
-		r = request(req, id, be, &err);
+		r = request(s, req, id, be, &err);
 		if (!r) {
 			if (!err.code[0])
 				out_of_memory(&err);

@@ -43,7 +43,14 @@
  *    commands                 {"commands":["commands","status",...]}
  *    status                   ctl_json_status(): version, pid, uptime,
  *                             config path, generation, last reload, modes,
- *                             workers, UMEM, placement of every queue
+ *                             workers, UMEM, placement of every queue;
+ *                             plus "health" {"state":"ok"|"degraded",
+ *                             "line","reasons":[{"reason","message"}]}
+ *                             and "workers_load" [{"worker","cpu",
+ *                             "busy_s","idle_s","loops"}]
+ *    config                   the backend's {"path","generation","text"}:
+ *                             the running configuration as
+ *                             `xdplane --dump-config` prints it
  *    stats [port]             ctl_json_stats(): {"now_unix","now_mono_ns",
  *                             "uptime_s","ports":[...]}, one port only with
  *                             args {"port":"<ifname>"}
@@ -59,6 +66,10 @@
  *                             checks the prefix; its result object
  *    log-level                args {"level":"err|warn|notice|info|debug"}
  *                             -> {"previous":"<level>","level":"<level>"}
+ *
+ *    A read-only session (the socket of control.readonly_group) answers
+ *    the verbs that change the daemon (reload, congestion, log-level)
+ *    with code "read_only"; the others as above.
  *
  * Threads: everything here runs on the control thread, as do the backend
  * callbacks. A session is owned by its connection.
@@ -110,12 +121,16 @@ struct ctl_backend {
 	 * level before (a static string). 0, or -1 + err. */
 	int (*log_level)(void *ctx, const char *level, const char **previous,
 			 struct ctl_err *err);
+	/* The running configuration: {"path","generation","text"}, or
+	 * NULL + err. */
+	json_t *(*config)(void *ctx, struct ctl_err *err);
 	pid_t pid;
 };
 
 struct ctl_session {
 	bool greeted; /* the handshake succeeded */
 	bool closing; /* close after writing the last response */
+	bool readonly; /* the verbs that change the daemon are refused */
 	char client[64]; /* the client's "hello" name, for logs */
 	unsigned long long requests; /* lines handled, handshake included */
 };

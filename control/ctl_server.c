@@ -53,16 +53,18 @@ static int ctl_accept(struct conn *c)
 	if (!peer_allowed(c, s->group)) {
 		log_ratelimited(&s->refuse_rl, 5, LOG_LVL_WARN,
 				"control socket: refused uid %u gid %u pid %d "
-				"(not root, the daemon's user or the control "
+				"(not root, the daemon's user or the %s "
 				"group)",
 				(unsigned int)c->peer.uid,
-				(unsigned int)c->peer.gid, (int)c->peer.pid);
+				(unsigned int)c->peer.gid, (int)c->peer.pid,
+				s->readonly ? "read-only" : "control");
 		snprintf(line, sizeof(line),
 			 "{\"ok\":false,\"error\":{\"code\":\"permission\","
 			 "\"message\":\"permission denied: uid %u is not "
-			 "root, the daemon's user or in the control "
+			 "root, the daemon's user or in the %s "
 			 "group\"}}\n",
-			 (unsigned int)c->peer.uid);
+			 (unsigned int)c->peer.uid,
+			 s->readonly ? "read-only" : "control");
 		conn_write(c, line, strlen(line));
 		/* kept open until the client has sent its first bytes (or a
 		 * second has passed), so that it reads this answer instead of
@@ -75,6 +77,7 @@ static int ctl_accept(struct conn *c)
 	if (!cc)
 		return -ENOMEM;
 	ctl_session_init(&cc->sess);
+	cc->sess.readonly = s->readonly;
 	c->proto = cc;
 	c->deadline_ns = conn_now_ns() + CTL_HELLO_NS;
 	return 0;
@@ -267,8 +270,8 @@ static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
 }
 
 int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
-		    uid_t owner, gid_t group, const struct ctl_backend *be,
-		    char *err, size_t errlen)
+		    uid_t owner, gid_t group, bool readonly,
+		    const struct ctl_backend *be, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct stat st;
@@ -277,6 +280,7 @@ int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
 	memset(s, 0, sizeof(*s));
 	s->be = be;
 	s->group = group;
+	s->readonly = readonly;
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "control socket: path too long: %s",
 			 path);
@@ -330,7 +334,8 @@ int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
 		unlink(path);
 		return rc;
 	}
-	log_info("control socket: %s (mode 0660)", path);
+	log_info("control socket: %s (mode 0660%s)", path,
+		 readonly ? ", read-only" : "");
 	return 0;
 }
 

@@ -36,6 +36,7 @@ struct ctl_server {
 	struct conn_server cs;
 	const struct ctl_backend *be;
 	gid_t group; /* the control group; (gid_t)-1: the daemon's */
+	bool readonly; /* its sessions may not change anything (ctl_proto.h) */
 	char path[108];
 	struct log_ratelimit refuse_rl;
 };
@@ -50,8 +51,8 @@ struct ctl_server {
  * socket(AF_UNIX), bind, chmod, chown, listen, close + unlink on failure;
  * logs; loop (conn.h). */
 int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
-		    uid_t owner, gid_t group, const struct ctl_backend *be,
-		    char *err, size_t errlen);
+		    uid_t owner, gid_t group, bool readonly,
+		    const struct ctl_backend *be, char *err, size_t errlen);
 /* Close every session and the listener, remove the socket file.
  * Syscalls: as conn_server_stop(), unlink. */
 void ctl_server_close(struct ctl_server *s);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include "http_req.h"
 #include "metrics.h"
+#include "snapshot.h"
 
 #define CONTENT_TYPE_TEXT "text/plain; charset=utf-8"
 #define CONTENT_TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"
@@ -27,7 +28,7 @@
 static const char index_body[] =
 	"xdplane\n"
 	"/metrics  Prometheus metrics (text format 0.0.4)\n"
-	"/healthz  liveness: \"ok\"\n";
+	"/healthz  health: 200 \"ok\", or 503 \"degraded: <reasons>\"\n";
 
 struct response {
 	int status;
@@ -124,6 +125,38 @@ static void metrics_response(struct response *r,
 	r->owned_body = text;
 }
 
+/* 200 "ok", or 503 "degraded: <reason>: <message>; ..." on one line:
+ * the daemon's health decision (health.h) in a fresh snapshot. */
+static void health_response(struct response *r,
+			    struct stats_snapshot *(*take)(void *ctx),
+			    void (*release)(void *, struct stats_snapshot *),
+			    void *ctx, char *errbuf, size_t errsize)
+{
+	struct stats_snapshot *snap = take ? take(ctx) : NULL;
+	char *text = NULL;
+	int n;
+
+	if (!snap) {
+		error_response(r, 503, errbuf, errsize);
+		return;
+	}
+	if (health_ok(&snap->health))
+		n = asprintf(&text, "ok\n");
+	else
+		n = asprintf(&text, "degraded: %.*s\n",
+			     (int)sizeof(snap->health.line), snap->health.line);
+	r->status = health_ok(&snap->health) ? 200 : 503;
+	if (release)
+		release(ctx, snap);
+	if (n < 0) {
+		error_response(r, 500, errbuf, errsize);
+		return;
+	}
+	r->body = text;
+	r->body_len = (size_t)n;
+	r->owned_body = text;
+}
+
 static int build_reply(const struct response *r, int minor,
 		       struct http_reply *out)
 {
@@ -186,9 +219,8 @@ int http_respond(const struct http_req *req, int bad_status,
 		metrics_response(&r, take_snapshot, release, ctx, errbuf,
 				 sizeof(errbuf));
 	} else if (array_equals(req->path, sizeof(req->path), "/healthz")) {
-		r.status = 200;
-		r.body = "ok\n";
-		r.body_len = 3;
+		health_response(&r, take_snapshot, release, ctx, errbuf,
+				sizeof(errbuf));
 	} else if (array_equals(req->path, sizeof(req->path), "/")) {
 		r.status = 200;
 		r.body = index_body;

@@ -132,6 +132,12 @@ static int fake_log_level(void *ctx, const char *level, const char **previous,
 	return 0;
 }
 
+static json_t *fake_config(void *ctx, struct ctl_err *err)
+{
+	return json_pack("{s:s,s:i,s:s}", "path", "/etc/x.yaml", "generation",
+			 3, "text", "ports:\n  - interface: 'eth1'\n");
+}
+
 static const struct ctl_backend backend = {
 	.ctx = &fake,
 	.snapshot = fake_snapshot,
@@ -140,6 +146,7 @@ static const struct ctl_backend backend = {
 	.flows = fake_flows,
 	.congestion = fake_congestion,
 	.log_level = fake_log_level,
+	.config = fake_config,
 	.pid = FAKE_PID,
 };
 
@@ -331,10 +338,12 @@ static void test_handshake_ok(void **state)
 		json_string_value(json_object_get(r, "server_version")),
 		XDPLANE_VERSION);
 	cmds = json_object_get(r, "commands");
-	assert_int_equal(json_array_size(cmds), 8);
+	assert_int_equal(json_array_size(cmds), 9);
 	assert_string_equal(json_string_value(json_array_get(cmds, 2)),
 			    "stats");
-	assert_string_equal(json_string_value(json_array_get(cmds, 7)),
+	assert_string_equal(json_string_value(json_array_get(cmds, 5)),
+			    "config");
+	assert_string_equal(json_string_value(json_array_get(cmds, 8)),
 			    "log-level");
 	assert_true(s.greeted);
 	assert_false(s.closing);
@@ -403,7 +412,7 @@ static void test_parse_error_has_position(void **state)
 	/* The session goes on. */
 	r = exchange(&s, "{\"command\":\"commands\"}");
 	assert_int_equal(
-		json_array_size(json_object_get(result_of(r), "commands")), 8);
+		json_array_size(json_object_get(result_of(r), "commands")), 9);
 	json_decref(r);
 	/* A duplicate key is a parse error too. */
 	expect_error("{\"command\":\"status\",\"command\":\"stats\"}", "parse");
@@ -751,6 +760,79 @@ static void test_log_level(void **state)
 	assert_non_null(strstr(error_of(r, "bad_request"), "verbose"));
 	json_decref(r);
 	assert_int_equal(fake.level_calls, 1);
+}
+
+/* A read-only session: the verbs that change the daemon are refused with
+ * "read_only" and never reach the backend; the others answer; status
+ * carries the health and the workers' load; config the backend's text. */
+static void test_readonly(void **state)
+{
+	static const char *const refused[] = {
+		"{\"command\":\"reload\"}",
+		"{\"command\":\"log-level\",\"args\":{\"level\":\"debug\"}}",
+		("{\"command\":\"congestion\",\"args\":{\"port\":\"eth1\","
+		 "\"class\":\"roce\"}}"),
+	};
+	static const char *const allowed[] = {
+		"{\"command\":\"status\"}",  "{\"command\":\"stats\"}",
+		"{\"command\":\"classes\"}", "{\"command\":\"flows\"}",
+		"{\"command\":\"config\"}",  "{\"command\":\"commands\"}",
+	};
+	struct ctl_session s;
+	json_t *r, *h;
+
+	fake.flows = json_array();
+	greet(&s);
+	s.readonly = true;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		r = exchange(&s, refused[i]);
+		assert_non_null(strstr(error_of(r, "read_only"),
+				       "read-only control socket"));
+		json_decref(r);
+	}
+	assert_int_equal(fake.reload_calls, 0);
+	assert_int_equal(fake.level_calls, 0);
+	assert_int_equal(fake.congestion_calls, 0);
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(*allowed); i++) {
+		r = exchange(&s, allowed[i]);
+		result_of(r);
+		json_decref(r);
+	}
+	assert_false(s.closing);
+
+	fake.snap.health.degraded = 1u << HEALTH_PORT_DOWN;
+	snprintf(fake.snap.health.msg[HEALTH_PORT_DOWN],
+		 sizeof(fake.snap.health.msg[0]), "link down: eth2");
+	snprintf(fake.snap.health.line, sizeof(fake.snap.health.line),
+		 "port_down: link down: eth2");
+	r = exchange(&s, "{\"command\":\"status\"}");
+	h = json_object_get(result_of(r), "health");
+	assert_string_equal(json_string_value(json_object_get(h, "state")),
+			    "degraded");
+	assert_string_equal(json_string_value(json_object_get(h, "line")),
+			    "port_down: link down: eth2");
+	assert_int_equal(json_array_size(json_object_get(h, "reasons")), 1);
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(h, "reasons"), 0),
+			"reason")),
+		"port_down");
+	assert_true(
+		json_is_array(json_object_get(result_of(r), "workers_load")));
+	json_decref(r);
+
+	r = exchange(&s, "{\"command\":\"config\"}");
+	assert_string_equal(
+		json_string_value(json_object_get(result_of(r), "text")),
+		"ports:\n  - interface: 'eth1'\n");
+	json_decref(r);
+
+	/* the same verbs on a full session reach the backend */
+	s.readonly = false;
+	r = exchange(&s, refused[0]);
+	result_of(r);
+	json_decref(r);
+	assert_int_equal(fake.reload_calls, 1);
 }
 
 static void test_too_long(void **state)
@@ -1260,6 +1342,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_level, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_long, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_embedded_nul, setup,
 						teardown),

@@ -380,16 +380,24 @@ static void test_respond_503_without_snapshot(void **state)
 
 static void test_respond_simple_routes(void **state)
 {
-	struct provider p = {0};
+	struct stats_snapshot *snap = calloc(1, sizeof(*snap));
+	struct provider p = {.snap = snap};
 	struct http_reply r;
 	struct response resp;
 	size_t get_len;
+	static const char degraded[] =
+		"degraded: port_down: link down: gw1; reload_failed: last "
+		"reload refused: x\n";
 
+	assert_non_null(snap);
+	/* /healthz: the snapshot's health decision (health.h) */
 	respond("GET /healthz HTTP/1.1\r\n\r\n", &p, &r, &resp);
 	assert_string_equal(resp.status_line, "HTTP/1.1 200 OK");
 	assert_int_equal(resp.body_len, 3);
 	assert_memory_equal(resp.body, "ok\n", 3);
 	assert_int_equal(resp.content_length, 3);
+	assert_int_equal(p.takes, 1);
+	assert_int_equal(p.releases, 1);
 	free(r.data);
 
 	respond("HEAD /healthz HTTP/1.1\r\n\r\n", &p, &r, &resp);
@@ -397,6 +405,27 @@ static void test_respond_simple_routes(void **state)
 	assert_int_equal(resp.content_length, 3);
 	assert_int_equal(resp.body_len, 0);
 	free(r.data);
+
+	snap->health.degraded =
+		1u << HEALTH_PORT_DOWN | 1u << HEALTH_RELOAD_FAILED;
+	snprintf(snap->health.line, sizeof(snap->health.line), "%s",
+		 "port_down: link down: gw1; reload_failed: last reload "
+		 "refused: x");
+	respond("GET /healthz HTTP/1.1\r\n\r\n", &p, &r, &resp);
+	assert_string_equal(resp.status_line,
+			    "HTTP/1.1 503 Service Unavailable");
+	assert_int_equal(resp.body_len, strlen(degraded));
+	assert_memory_equal(resp.body, degraded, strlen(degraded));
+	free(r.data);
+	snap->health.degraded = 0;
+
+	/* no snapshot: 503 */
+	p.snap = NULL;
+	respond("GET /healthz HTTP/1.1\r\n\r\n", &p, &r, &resp);
+	assert_string_equal(resp.status_line,
+			    "HTTP/1.1 503 Service Unavailable");
+	free(r.data);
+	p.snap = snap;
 
 	respond("GET / HTTP/1.1\r\n\r\n", &p, &r, &resp);
 	assert_string_equal(resp.status_line, "HTTP/1.1 200 OK");
@@ -423,7 +452,10 @@ static void test_respond_simple_routes(void **state)
 	assert_true(resp.content_length > 0);
 	assert_int_equal(resp.body_len, 0);
 	free(r.data);
-	assert_int_equal(p.takes, 0); /* only /metrics takes a snapshot */
+	/* only /metrics and /healthz take a snapshot, and give it back */
+	assert_int_equal(p.takes, 4);
+	assert_int_equal(p.releases, 3);
+	free(snap);
 }
 
 static void test_respond_405(void **state)
