@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli_counters.h"
+#include "cli_adaptive.h"
 #include "cli_watch.h"
 
 static void on_sigint(int sig)
@@ -75,8 +76,8 @@ static json_t *port_rates(json_t *p, json_t *pp, double dt)
 			json_array_append_new(classes, class_rates(c, pc, dt));
 	}
 	return json_pack(
-		"{s:s,s:f,s:f,s:f,s:f,s:f,s:o}", "name", cli_str(p, "name"),
-		"rx_pps",
+		"{s:s,s:f,s:f,s:f,s:f,s:f,s:o,s:O*}", "name",
+		cli_str(p, "name"), "rx_pps",
 		per_s(cli_num(p, "rx_packets"), cli_num(pp, "rx_packets"), dt),
 		"rx_bps",
 		8 * per_s(cli_num(p, "rx_bytes"), cli_num(pp, "rx_bytes"), dt),
@@ -85,7 +86,7 @@ static json_t *port_rates(json_t *p, json_t *pp, double dt)
 		"tx_bps",
 		8 * per_s(cli_num(p, "tx_bytes"), cli_num(pp, "tx_bytes"), dt),
 		"drops_per_s", per_s(port_drops(p), port_drops(pp), dt),
-		"classes", classes);
+		"classes", classes, "adaptive", json_object_get(p, "adaptive"));
 }
 
 /* Rates between two stats results, over the daemon's clock (the client's
@@ -140,6 +141,8 @@ static void print_watch(json_t *rates, unsigned long n, bool tty)
 	}
 	cli_table_print(&t);
 	printf("\n");
+	if (cli_adaptive_print(ports, false))
+		printf("\n");
 	cli_table_init(&t, 8, 2);
 	cli_header(&t, class_cols);
 	for (size_t i = 0; (p = json_array_get(ports, i)); i++) {

@@ -42,6 +42,7 @@
 #define CONFIG_SOCKET_PATH_MAX 108 /* sizeof(sun_path), with the NUL */
 #define CONFIG_ACCOUNT_MAX 64 /* user and group names, with the NUL */
 #define CONFIG_LISTEN_MAX 80
+#define CONFIG_RO_SUFFIX ".ro" /* the read-only control socket's path */
 
 enum xdp_attach_mode {
 	XDP_ATTACH_AUTO = 0, /* native, then generic (skb) */
@@ -60,12 +61,22 @@ enum failure_mode {
 	FAILURE_CLOSED, /* no socket bound: drop */
 };
 
+enum port_checksum {
+	PORT_CSUM_AUTO = 0, /* complete when the port's device is virtual */
+	PORT_CSUM_COMPLETE, /* always check and complete */
+	PORT_CSUM_TRUST, /* never: frames cross as they are */
+};
+
 struct config_port {
 	char interface[CONFIG_IFNAME_MAX]; /* required */
 	/* bytes, CONFIG_MTU_MIN..CONFIG_MTU_MAX; 0 (default): the
 	 * interface's MTU as it is at start. Above what one UMEM frame holds
 	 * the gateway runs AF_XDP multi-buffer (frame chains). */
 	uint32_t mtu;
+	/* default auto: complete TCP/UDP checksums left partial by a
+	 * virtual link on the frames received here (dataplane/pkt/l4_csum.h,
+	 * run/gw_csum.c); restart required */
+	enum port_checksum checksum;
 };
 
 #define CONFIG_MTU_MIN 68
@@ -80,12 +91,16 @@ struct config_rings {
 };
 
 struct config_umem {
-	/* default 32768; >= 2*queues*(fill+tx+handoff), checked at load, or
-	 * with queues auto at start (config_check_queues()) */
+	/* default 32768 (raised at start, see frames_auto);
+	 * >= 2*queues*(fill+tx+handoff), checked at load when written with
+	 * a number of queues */
 	uint32_t frames;
 	uint32_t frame_size; /* default 4096; 2048 or 4096 */
 	uint32_t headroom; /* default 0; bytes reserved before each frame */
 	bool hugepages; /* default false: 2 MiB pages, if reserved */
+	/* umem.frames not written: frames is the default, which the daemon
+	 * raises at start to what the queues need (a power of two) */
+	bool frames_auto;
 };
 
 struct config_poll {
@@ -101,6 +116,10 @@ struct config_control {
 	 * Absolute, at most CONFIG_SOCKET_PATH_MAX - 1 bytes. */
 	char socket[CONFIG_SOCKET_PATH_MAX];
 	char socket_group[CONFIG_ACCOUNT_MAX]; /* "": the daemon's group */
+	/* "": none; else a second socket, socket + CONFIG_RO_SUFFIX, of this
+	 * group, where its members may read (status, stats, config, ...)
+	 * but not change anything (reload, congestion, log-level) */
+	char readonly_group[CONFIG_ACCOUNT_MAX];
 	/* Prometheus listener, default "127.0.0.1:9470"; "": none. Kept in
 	 * canonical form ("[::1]:9470" for "[0::1]:9470"), so that two equal
 	 * addresses are equal strings. */
@@ -116,10 +135,14 @@ struct config_control {
 struct xdplane_config {
 	char path[256]; /* the file it came from, for messages */
 	struct config_port ports[CONFIG_PORTS]; /* exactly two */
-	/* default 1; 1..CONFIG_MAX_QUEUES, or CONFIG_QUEUES_AUTO ("auto": the
-	 * NIC's combined channel count, which the daemon reads at start and
-	 * checks with config_check_queues()) */
+	/* default auto (CONFIG_QUEUES_AUTO: the NIC's channel count, which
+	 * the daemon reads at start and checks with config_check_queues());
+	 * or 1..CONFIG_MAX_QUEUES, compared with the NICs' channel counts at
+	 * start (dataplane/xsk/nic_channels.h) */
 	uint32_t queues;
+	/* default false: a NIC whose channel count differs from queues is
+	 * refused at start; true: the daemon sets it (ethtool -L) */
+	bool queues_set_channels;
 	enum xdp_attach_mode xdp_mode; /* default auto */
 	enum xsk_bind_mode bind_mode; /* default auto */
 	enum failure_mode failure_mode; /* default open */
@@ -132,7 +155,8 @@ struct xdplane_config {
 	 * qos.port[i]); see qos.h for units. */
 	struct qos_policy qos;
 	struct config_control control;
-	/* user, group, control.socket_group: names or numeric ids, kept as
+	/* user, group, control.socket_group, control.readonly_group: names
+	 * or numeric ids, kept as
 	 * written and resolved by the daemon (config_lookup_user/group()). */
 	char user[CONFIG_ACCOUNT_MAX]; /* run as this user; "": stay root */
 	char group[CONFIG_ACCOUNT_MAX]; /* with user: instead of its group */
@@ -227,6 +251,7 @@ int config_dump(const struct xdplane_config *cfg, FILE *out);
 const char *xdp_attach_mode_name(enum xdp_attach_mode m);
 const char *xsk_bind_mode_name(enum xsk_bind_mode m);
 const char *failure_mode_name(enum failure_mode m);
+const char *port_checksum_name(enum port_checksum m);
 /* "err", "warn", "notice", "info", "debug"; "invalid" for others. */
 const char *config_log_level_name(int level);
 /* The level of one of those names (3..7), or -1. */

@@ -439,6 +439,8 @@ int cfg_load_daemon(const struct load_ctx *c, struct xdplane_config *cfg,
 	if (load_socket(c, ctl) ||
 	    load_account(c, "control.socket_group", true, check_system,
 			 ctl->socket_group, sizeof(ctl->socket_group)) ||
+	    load_account(c, "control.readonly_group", true, check_system,
+			 ctl->readonly_group, sizeof(ctl->readonly_group)) ||
 	    load_listen(c, ctl) ||
 	    load_account(c, "user", false, check_system, cfg->user,
 			 sizeof(cfg->user)) ||
@@ -451,6 +453,19 @@ int cfg_load_daemon(const struct load_ctx *c, struct xdplane_config *cfg,
 				"group: only used with user, as the group to "
 				"run as instead of the user's own; set user "
 				"too, or leave group out");
+	}
+	if (ctl->readonly_group[0] &&
+	    (!ctl->socket[0] ||
+	     strlen(ctl->socket) + strlen(CONFIG_RO_SUFFIX) >=
+		     sizeof(ctl->socket))) {
+		cfg_key_at(c, &k, "control.readonly_group");
+		return cfg_fail(c, k.n->val,
+				"control.readonly_group: the read-only socket "
+				"is control.socket + '%s', so control.socket "
+				"must be set and at most %zu bytes",
+				CONFIG_RO_SUFFIX,
+				sizeof(ctl->socket) - 1 -
+					strlen(CONFIG_RO_SUFFIX));
 	}
 	cfg->log_level =
 		cfg_enum_at(c, "log_level", cfg_log_levels, DEF_LOG_LEVEL);

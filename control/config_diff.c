@@ -95,7 +95,11 @@ static void diff_cold(const struct xdplane_config *a,
 	for (unsigned int i = 0; i < CONFIG_PORTS; i++)
 		COLD_IF(a->ports[i].mtu != b->ports[i].mtu,
 			i ? "ports[1].mtu" : "ports[0].mtu");
+	for (unsigned int i = 0; i < CONFIG_PORTS; i++)
+		COLD_IF(a->ports[i].checksum != b->ports[i].checksum,
+			i ? "ports[1].checksum" : "ports[0].checksum");
 	COLD_FIELD(queues);
+	COLD_FIELD(queues_set_channels);
 	COLD_FIELD(xdp_mode);
 	COLD_FIELD(bind_mode);
 	COLD_FIELD(failure_mode);
@@ -104,7 +108,9 @@ static void diff_cold(const struct xdplane_config *a,
 	COLD_FIELD(rings.rx);
 	COLD_FIELD(rings.tx);
 	COLD_FIELD(rings.handoff);
-	COLD_FIELD(umem.frames);
+	COLD_IF(a->umem.frames != b->umem.frames ||
+			a->umem.frames_auto != b->umem.frames_auto,
+		"umem.frames");
 	COLD_FIELD(umem.frame_size);
 	COLD_FIELD(umem.headroom);
 	COLD_FIELD(umem.hugepages);
@@ -120,6 +126,9 @@ static void diff_cold(const struct xdplane_config *a,
 	COLD_IF(str_differ(ca->socket_group, cb->socket_group,
 			   sizeof(ca->socket_group)),
 		"control.socket_group");
+	COLD_IF(str_differ(ca->readonly_group, cb->readonly_group,
+			   sizeof(ca->readonly_group)),
+		"control.readonly_group");
 	COLD_IF(listen_differs(ca, cb), "control.metrics_listen");
 	COLD_FIELD(control.stats_interval_ms);
 	COLD_IF(str_differ(a->user, b->user, sizeof(a->user)), "user");
@@ -409,6 +418,13 @@ static void diff_pfc(const struct qos_pfc *a, const struct qos_pfc *b,
 		add(d, HOT, "pfc.watchdog_restore");
 }
 
+static bool same_adaptive(const struct qos_adaptive *a,
+			  const struct qos_adaptive *b)
+{
+	return a->on == b->on && a->target_ns == b->target_ns &&
+	       a->floor_bps == b->floor_bps && a->probe_gain == b->probe_gain;
+}
+
 /* Everything applied live, in file order. */
 static void diff_hot(const struct xdplane_config *a,
 		     const struct xdplane_config *b, struct config_diff *d)
@@ -423,6 +439,9 @@ static void diff_hot(const struct xdplane_config *a,
 			add(d, HOT, "ports[%u].burst", i);
 		if (qa->port[i].link_bps != qb->port[i].link_bps)
 			add(d, HOT, "ports[%u].link_speed", i);
+		if (!same_adaptive(&qa->port[i].adaptive,
+				   &qb->port[i].adaptive))
+			add(d, HOT, "ports[%u].adaptive", i);
 		overhead |= qa->port[i].overhead != qb->port[i].overhead;
 	}
 	if (overhead)

@@ -34,9 +34,9 @@
  * Hot: ports[].rate, ports[].burst, overhead, classes (added, removed,
  * moved, and every key of a class but dcqcn), rules (anything),
  * default_class, malformed, dcqcn.* but dcqcn.max_flows, log_level. Cold:
- * ports[].interface, queues, xdp_mode, bind_mode, failure_mode, rings.*,
- * umem.*, poll.*, workers.cpus, classes[].dcqcn, dcqcn.max_flows,
- * control.*, user, group.
+ * ports[].interface, ports[].mtu, ports[].checksum, queues, xdp_mode,
+ * bind_mode, failure_mode, rings.*, umem.*, poll.*, workers.cpus,
+ * classes[].dcqcn, dcqcn.max_flows, control.*, user, group.
  *
  * DCQCN classes (dcqcn: true) get their flow tables at start, so
  * everything that adds or removes one is cold, named by the class:

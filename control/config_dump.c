@@ -12,6 +12,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Single-quoted: only ' needs escaping (valid_ifname() keeps out the
@@ -282,6 +283,10 @@ static void dump_daemon(const struct xdplane_config *cfg, FILE *out)
 	put_quoted(out, ctl->socket);
 	fputs("\n  socket_group: ", out);
 	put_quoted(out, ctl->socket_group);
+	if (ctl->readonly_group[0]) {
+		fputs("\n  readonly_group: ", out);
+		put_quoted(out, ctl->readonly_group);
+	}
 	fputs("\n  metrics_listen: ", out);
 	put_quoted(out, ctl->metrics_listen);
 	fprintf(out,
@@ -291,6 +296,31 @@ static void dump_daemon(const struct xdplane_config *cfg, FILE *out)
 	put_quoted(out, cfg->group);
 	fprintf(out, "\nlog_level: %s\n",
 		config_log_level_name(cfg->log_level));
+}
+
+/* ports[].adaptive: whole when on or when a value is not the default
+ * (config_adaptive.c). */
+static void put_adaptive(FILE *out, const struct qos_port *p)
+{
+	const struct qos_adaptive *a = &p->adaptive;
+	char text[32];
+
+	if (!a->on && a->target_ns == ADAPTIVE_DEF_TARGET_NS &&
+	    a->probe_gain == ADAPTIVE_DEF_PROBE_GAIN &&
+	    a->floor_bps == p->rate_bps / 10)
+		return;
+	fprintf(out, "    adaptive:\n      mode: %s\n",
+		cfg_name(cfg_adaptive_modes, a->on));
+	units_time_text(text, sizeof(text), a->target_ns);
+	fprintf(out, "      target: %s\n", text);
+	if (a->floor_bps) {
+		units_rate_text(text, sizeof(text), a->floor_bps);
+		fprintf(out, "      floor: %s\n", text);
+	}
+	snprintf(text, sizeof(text), "%.15g", a->probe_gain);
+	if (strtod(text, NULL) != a->probe_gain)
+		snprintf(text, sizeof(text), "%.17g", a->probe_gain);
+	fprintf(out, "      probe_gain: %s\n", text);
 }
 
 int config_dump(const struct xdplane_config *cfg, FILE *out)
@@ -307,6 +337,9 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		fputc('\n', out);
 		if (cfg->ports[i].mtu)
 			fprintf(out, "    mtu: %u\n", cfg->ports[i].mtu);
+		if (cfg->ports[i].checksum != PORT_CSUM_AUTO) /* as mtu */
+			fprintf(out, "    checksum: %s\n",
+				port_checksum_name(cfg->ports[i].checksum));
 		if (p->rate_bps) {
 			units_rate_text(text, sizeof(text), p->rate_bps);
 			fprintf(out, "    rate: %s\n", text);
@@ -316,11 +349,14 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 			units_rate_text(text, sizeof(text), p->link_bps);
 			fprintf(out, "    link_speed: %s\n", text);
 		}
+		put_adaptive(out, p);
 	}
 	if (cfg->queues == CONFIG_QUEUES_AUTO)
 		fputs("queues: auto\n", out);
 	else
 		fprintf(out, "queues: %u\n", cfg->queues);
+	fprintf(out, "queues_set_channels: %s\n",
+		cfg->queues_set_channels ? "true" : "false");
 	fprintf(out, "xdp_mode: %s\nbind_mode: %s\nfailure_mode: %s\n",
 		xdp_attach_mode_name(cfg->xdp_mode),
 		xsk_bind_mode_name(cfg->bind_mode),
@@ -329,10 +365,16 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		"rings:\n  fill: %u\n  completion: %u\n  rx: %u\n  tx: %u\n"
 		"  handoff: %u\n",
 		r->fill, r->completion, r->rx, r->tx, r->handoff);
+	/* frames not written: a comment, so that the dump loads back the
+	 * same (raised at start to what the queues need) */
 	fprintf(out,
-		"umem:\n  frames: %u\n  frame_size: %u\n  headroom: %u\n"
-		"  hugepages: %s\n",
-		cfg->umem.frames, cfg->umem.frame_size, cfg->umem.headroom,
+		cfg->umem.frames_auto
+			? "umem:\n  # frames: %u (not set: raised at start to "
+			  "what the queues need)\n"
+			: "umem:\n  frames: %u\n",
+		cfg->umem.frames);
+	fprintf(out, "  frame_size: %u\n  headroom: %u\n  hugepages: %s\n",
+		cfg->umem.frame_size, cfg->umem.headroom,
 		cfg->umem.hugepages ? "true" : "false");
 	fprintf(out,
 		"poll:\n  busy_us: %u\n  shaper_spin_us: %u\n  batch: %u\n",

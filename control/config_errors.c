@@ -195,6 +195,7 @@ static const char *syntax_of(const char *path)
 		{"socket", SYN_SOCKET},
 		{"metrics_listen", SYN_LISTEN},
 		{"socket_group", SYN_ACCOUNT},
+		{"readonly_group", SYN_ACCOUNT},
 		{"user", SYN_ACCOUNT},
 		{"group", SYN_ACCOUNT},
 		{"dcqcn", SYN_BOOL}, /* classes[].dcqcn */

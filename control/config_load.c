@@ -59,6 +59,13 @@ const struct cfg_name cfg_failure_modes[] = {
 	{NULL, 0},
 };
 
+const struct cfg_name cfg_checksum_modes[] = {
+	{"auto", PORT_CSUM_AUTO},
+	{"complete", PORT_CSUM_COMPLETE},
+	{"trust", PORT_CSUM_TRUST},
+	{NULL, 0},
+};
+
 const struct cfg_name cfg_nonect_modes[] = {
 	{"drop", QOS_NONECT_DROP},
 	{"pass", QOS_NONECT_PASS},
@@ -139,12 +146,22 @@ const char *cfg_name(const struct cfg_name *t, int v)
 #define F_ANY(k) FIELD(k, CFG_ANY, 0, 0, NULL, NULL, NULL)
 #define F_END F_ANY(NULL)
 
+static const struct cfg_field adaptive_fields[] = {
+	F_ENUM("mode", cfg_adaptive_modes),
+	F_TXT("target"),
+	F_TXT("floor"),
+	F_TXT("probe_gain"),
+	F_END,
+};
+
 static const struct cfg_field port_fields[] = {
 	F_STR("interface", 1, CONFIG_IFNAME_MAX - 1),
 	F_UINT("mtu"),
 	F_TXT("rate"),
 	F_TXT("burst"),
 	F_TXT("link_speed"),
+	F_ENUM("checksum", cfg_checksum_modes),
+	F_MAP("adaptive", adaptive_fields),
 	F_END,
 };
 
@@ -262,6 +279,7 @@ static const struct cfg_field poll_fields[] = {
 static const struct cfg_field control_fields[] = {
 	F_STR("socket", 0, 255),
 	F_STR("socket_group", 0, CONFIG_ACCOUNT_MAX - 1),
+	F_STR("readonly_group", 0, CONFIG_ACCOUNT_MAX - 1),
 	F_STR("metrics_listen", 0, CONFIG_LISTEN_MAX - 1),
 	F_UINT("stats_interval_ms"),
 	F_END,
@@ -283,6 +301,7 @@ static const struct cfg_field workers_fields[] = {
 static const struct cfg_field top_fields[] = {
 	F_SEQ("ports", &port_schema),
 	F_TXT("queues"),
+	F_TXT("queues_set_channels"),
 	F_ENUM("xdp_mode", cfg_xdp_modes),
 	F_ENUM("bind_mode", cfg_bind_modes),
 	F_ENUM("failure_mode", cfg_failure_modes),
@@ -564,6 +583,9 @@ static int load_ports(const struct load_ctx *c, struct xdplane_config *cfg,
 					k.path, name);
 		snprintf(cfg->ports[i].interface,
 			 sizeof(cfg->ports[i].interface), "%s", name);
+		snprintf(path, sizeof(path), "ports[%u].checksum", i);
+		cfg->ports[i].checksum = cfg_enum_at(
+			c, path, cfg_checksum_modes, PORT_CSUM_AUTO);
 		if (!cfg_key_at(c, &k, "ports[%u].mtu", i))
 			continue;
 		cfg->ports[i].mtu = cfg_key_uint(&k);
@@ -632,14 +654,19 @@ uint64_t cfg_frames_needed(const struct xdplane_config *cfg, uint32_t queues)
 	return 2ull * queues * (r->fill + r->tx + r->handoff);
 }
 
-/* queues: a plain decimal 1..CONFIG_MAX_QUEUES, or auto; default 1. */
+/* queues: a plain decimal 1..CONFIG_MAX_QUEUES, or auto; default auto.
+ * queues_set_channels: a bool, default false. */
 static int load_queues(const struct load_ctx *c, struct xdplane_config *cfg)
 {
 	unsigned long v;
 	const char *s;
 	struct key k;
 
-	cfg->queues = 1;
+	cfg->queues = CONFIG_QUEUES_AUTO;
+	cfg->queues_set_channels = false;
+	if (cfg_key_at(c, &k, "queues_set_channels") &&
+	    cfg_get_bool(c, &k, &cfg->queues_set_channels))
+		return -1;
 	if (!cfg_key_at(c, &k, "queues"))
 		return 0;
 	s = k.n->text;
@@ -690,7 +717,10 @@ static int load_numbers(const struct load_ctx *c, struct xdplane_config *cfg)
 				"umem.frame_size",
 				MIN_PACKET_ROOM, u->frame_size, XDP_HEADROOM,
 				u->headroom, room);
-	if (cfg->queues == CONFIG_QUEUES_AUTO) /* checked at start */
+	/* with queues auto, or umem.frames not written (raised to what the
+	 * queues need), checked at start */
+	cfg->umem.frames_auto = !yaml_loc_find(&c->loc, "umem.frames");
+	if (cfg->queues == CONFIG_QUEUES_AUTO || cfg->umem.frames_auto)
 		return 0;
 	need = cfg_frames_needed(cfg, cfg->queues);
 	if (u->frames >= need)
@@ -772,7 +802,8 @@ static struct xdplane_config *build(const struct load_ctx *c, bool check_system)
 	if (load_ports(c, cfg, check_system) || load_queues(c, cfg) ||
 	    load_umem(c, cfg) || load_numbers(c, cfg) || load_cpus(c, cfg) ||
 	    cfg_load_qos(c, cfg) || cfg_load_dcqcn(c, cfg) ||
-	    cfg_load_pfc(c, cfg) || cfg_load_daemon(c, cfg, check_system)) {
+	    cfg_load_pfc(c, cfg) || cfg_load_adaptive(c, cfg) ||
+	    cfg_load_daemon(c, cfg, check_system)) {
 		free(cfg);
 		return NULL;
 	}
@@ -887,6 +918,11 @@ const char *xsk_bind_mode_name(enum xsk_bind_mode m)
 const char *failure_mode_name(enum failure_mode m)
 {
 	return cfg_name(cfg_failure_modes, m);
+}
+
+const char *port_checksum_name(enum port_checksum m)
+{
+	return cfg_name(cfg_checksum_modes, m);
 }
 
 const char *config_log_level_name(int level)

@@ -127,6 +127,9 @@ extern const struct cfg_name cfg_xdp_modes[], cfg_bind_modes[],
 	cfg_dcqcn_profiles[], cfg_clamp_modes[], cfg_flow_keys[],
 	cfg_cnp_actions[], cfg_log_levels[], cfg_protos[];
 
+/* ports[].checksum (config_load.c) */
+extern const struct cfg_name cfg_checksum_modes[];
+
 /* The name of v in t, or "invalid". */
 const char *cfg_name(const struct cfg_name *t, int v);
 
@@ -216,6 +219,12 @@ int cfg_load_dcqcn(const struct load_ctx *c, struct xdplane_config *cfg);
 int cfg_load_pfc(const struct load_ctx *c, struct xdplane_config *cfg);
 int cfg_load_daemon(const struct load_ctx *c, struct xdplane_config *cfg,
 		    bool check_system);
+
+/* ports[].adaptive (config_adaptive.c): its modes and defaults. */
+extern const struct cfg_name cfg_adaptive_modes[];
+#define ADAPTIVE_DEF_TARGET_NS 500000ull
+#define ADAPTIVE_DEF_PROBE_GAIN 0.1
+int cfg_load_adaptive(const struct load_ctx *c, struct xdplane_config *cfg);
 
 /* Defaults that the dump compares with (config_pfc.c). */
 #define PFC_DEF_CABLE_M 100

@@ -186,9 +186,77 @@ static json_t *classes_array(const struct snap_port *p)
 	return finish(a, err);
 }
 
-json_t *ctl_json_port(const struct snap_port *p)
+/* ports[].adaptive: per queue the controller's state, rate, the path it
+ * measures and its last decisions (oldest first; t_ns on the monotonic
+ * clock, age_ms before the snapshot's view was published). */
+static json_t *adaptive_json(const struct snap_port *p)
 {
 	json_t *o = json_object(), *qs = json_array();
+	int err = !o || !qs;
+
+	for (uint32_t i = 0; !err && i < n_queues(p); i++) {
+		const struct adaptive_view *v = &p->q[i].adaptive;
+		json_t *q = json_object(), *h = json_array();
+		uint64_t n = v->n_hist, first;
+
+		err |= !q || !h;
+		if (err) {
+			json_decref(q);
+			json_decref(h);
+			break;
+		}
+		first = n > EDGE_RATE_HISTORY ? n - EDGE_RATE_HISTORY : 0;
+		for (uint64_t k = first; !err && k < n; k++) {
+			const struct adaptive_decision *d =
+				&v->hist[k % EDGE_RATE_HISTORY];
+			json_t *e = json_object();
+
+			err |= !e;
+			if (err)
+				break;
+			err |= put(e, "t_ns", u64(d->t_ns));
+			err |= put(e, "state",
+				   json_string(edge_rate_state_name(
+					   (int)d->state)));
+			err |= put(e, "rate_bps", u64(d->rate_bps));
+			err |= put(e, "delivery_bps", u64(d->delivery_bps));
+			err |= put(e, "qdelay_ns", u64(d->qdelay_ns));
+			err |= append(h, finish(e, err));
+		}
+		err |= put(q, "queue", json_integer(p->q[i].queue));
+		err |= put(q, "state",
+			   json_string(edge_rate_state_name(
+				   v->on ? (int)v->state : EDGE_NO_SAMPLES)));
+		err |= put(q, "rate_bps", u64(v->rate_bps));
+		err |= put(q, "max_bps", u64(v->max_bps));
+		err |= put(q, "floor_bps", u64(v->floor_bps));
+		err |= put(q, "target_ns", u64(v->target_ns));
+		err |= put(q, "base_rtt_ns", u64(v->base_rtt_ns));
+		err |= put(q, "srtt_ns", u64(v->srtt_ns));
+		err |= put(q, "qdelay_ns", u64(v->qdelay_ns));
+		err |= put(q, "delivery_bps", u64(v->delivery_bps));
+		err |= put(q, "delivery_last_bps", u64(v->delivery_last_bps));
+		err |= put(q, "marked_ppm", u64(v->mark_ppm));
+		err |= put(q, "samples_recent", u64(v->samples_recent));
+		err |= put(q, "flows", u64(v->flows));
+		err |= put(q, "decisions", h);
+		err |= append(qs, finish(q, err));
+	}
+	if (err) {
+		json_decref(o);
+		json_decref(qs);
+		return NULL;
+	}
+	err |= put(
+		o, "mode",
+		json_string(n_queues(p) && p->q[0].adaptive.on ? "on" : "off"));
+	err |= put(o, "queues", qs);
+	return finish(o, err);
+}
+
+json_t *ctl_json_port(const struct snap_port *p)
+{
+	json_t *o = json_object(), *qs = json_array(), *ad;
 	int err = !o || !qs;
 
 	for (uint32_t i = 0; !err && i < n_queues(p); i++)
@@ -204,6 +272,14 @@ json_t *ctl_json_port(const struct snap_port *p)
 	err |= put_counters(o, gw_port_counters, gw_n_port_counters, &p->s,
 			    false);
 	err |= put(o, "queues", qs);
+	/* the adaptive counters' group gets the controllers' view too */
+	ad = adaptive_json(p);
+	if (ad && json_is_object(json_object_get(o, "adaptive"))) {
+		err |= json_object_update(json_object_get(o, "adaptive"), ad);
+		json_decref(ad);
+	} else {
+		err |= put(o, "adaptive", ad);
+	}
 	err |= put(o, "classes", classes_array(p));
 	return finish(o, err);
 }
@@ -318,6 +394,7 @@ static int put_ports_and_placement(json_t *o, const struct stats_snapshot *s)
 		err |= put(p, "mtu", json_integer(sp->mtu));
 		err |= put(p, "queues", json_integer(n_queues(sp)));
 		err |= put(p, "classes", json_integer(n_classes(sp)));
+		err |= put(p, "adaptive", adaptive_json(sp));
 		err |= append(ports, finish(p, err));
 		for (uint32_t q = 0; !err && q < n_queues(sp); q++) {
 			p = json_object();

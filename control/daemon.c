@@ -23,6 +23,7 @@
 #include "daemon.h"
 #include "evloop.h"
 #include "gateway.h"
+#include "health.h"
 #include "linkwatch.h"
 #include "log.h"
 #include "metrics_server.h"
@@ -38,6 +39,7 @@ struct daemon {
 	struct gateway *gw;
 	struct evloop loop;
 	struct ctl_server ctl;
+	struct ctl_server ctl_ro; /* control.readonly_group's socket */
 	struct metrics_server metrics;
 	struct ctl_backend be;
 	int sig_fd, timer_fd;
@@ -51,7 +53,13 @@ struct daemon {
 	struct log_ratelimit stall_rl;
 	struct linkwatch lw; /* the ports' links (rtnetlink) */
 	int exit_status; /* non-zero: why the daemon stopped by itself */
+	struct health health; /* judged at every snapshot (health.h) */
+	bool degraded; /* as last logged by the stats timer */
+	char *config_text; /* config_dump() of the running configuration */
 };
+
+/* How long a failure-path counter that moved keeps the health degraded. */
+#define DAEMON_HEALTH_HOLD_NS (5 * 1000000000ull)
 
 /* A port's interface was deleted and one of the same name appeared: the
  * sockets were bound to the old device, so the daemon stops cleanly and
@@ -79,7 +87,14 @@ static void params_from_config(const struct xdplane_config *c,
 			 c->ports[i].interface);
 	for (int i = 0; i < GW_PORTS; i++)
 		p->mtu[i] = c->ports[i].mtu;
+	for (int i = 0; i < GW_PORTS; i++)
+		p->checksum[i] = c->ports[i].checksum == PORT_CSUM_COMPLETE
+					 ? GW_CSUM_COMPLETE
+				 : c->ports[i].checksum == PORT_CSUM_TRUST
+					 ? GW_CSUM_TRUST
+					 : GW_CSUM_AUTO;
 	p->queues = c->queues;
+	p->set_channels = c->queues_set_channels;
 	p->xdp_mode = c->xdp_mode == XDP_ATTACH_NATIVE	  ? STEER_MODE_NATIVE
 		      : c->xdp_mode == XDP_ATTACH_GENERIC ? STEER_MODE_GENERIC
 							  : STEER_MODE_AUTO;
@@ -94,6 +109,7 @@ static void params_from_config(const struct xdplane_config *c,
 	p->tx_size = c->rings.tx;
 	p->handoff_size = c->rings.handoff;
 	p->umem_frames = c->umem.frames;
+	p->umem_frames_auto = c->umem.frames_auto;
 	p->frame_size = c->umem.frame_size;
 	p->frame_headroom = c->umem.headroom;
 	p->hugepages = c->umem.hugepages;
@@ -117,9 +133,53 @@ static struct stats_snapshot *be_snapshot(void *ctx)
 		.start_unix = d->start_unix,
 		.reload = &d->reload,
 	};
+	struct stats_snapshot *s;
+	struct health_input in;
 
+	for (int p = 0; p < GW_PORTS && p < LW_PORTS; p++) {
+		src.link_up[p] = d->lw.port[p].running && !d->lw.port[p].gone;
+		src.gone[p] = d->lw.port[p].gone;
+	}
 	d->reload.generation = gateway_generation(d->gw);
-	return snapshot_take(&src);
+	s = snapshot_take(&src);
+	if (s) {
+		health_input_from_snapshot(s, &in);
+		health_eval(&d->health, &in, &s->health);
+	}
+	return s;
+}
+
+/* The running configuration as --dump-config prints it, kept. */
+static void keep_config_text(struct daemon *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f || config_dump(d->cfg, f)) {
+		if (f)
+			fclose(f);
+		free(text);
+		log_warn("cannot keep the running configuration's dump");
+		return;
+	}
+	fclose(f);
+	free(d->config_text);
+	d->config_text = text;
+}
+
+static json_t *be_config(void *ctx, struct ctl_err *err)
+{
+	struct daemon *d = ctx;
+
+	if (!d->config_text) {
+		ctl_err_set(err, "unavailable",
+			    "the running configuration's dump is missing");
+		return NULL;
+	}
+	return json_pack("{s:s,s:I,s:s}", "path", d->path, "generation",
+			 (json_int_t)gateway_generation(d->gw), "text",
+			 d->config_text);
 }
 
 static void be_snapshot_free(void *ctx, struct stats_snapshot *s)
@@ -179,6 +239,7 @@ static json_t *do_reload(struct daemon *d, struct ctl_err *err)
 	}
 	config_free(d->cfg);
 	d->cfg = next;
+	keep_config_text(d);
 	d->reload.generation = gateway_generation(d->gw);
 	d->reload.last_successful = true;
 	d->reload.last_success_unix = unix_now();
@@ -371,6 +432,28 @@ static void on_signal(struct ev_watch *w, int revents)
 		log_err("cannot wait for signals");
 }
 
+/* Judge the health (every snapshot does); say so when it changes. */
+static void check_health(struct daemon *d)
+{
+	struct stats_snapshot *s = be_snapshot(d);
+	char status[1100];
+
+	if (!s)
+		return;
+	if (!health_ok(&s->health) != d->degraded) {
+		d->degraded = !health_ok(&s->health);
+		if (d->degraded)
+			log_warn("health: degraded: %s", s->health.line);
+		else
+			log_notice("health: ok again");
+		snprintf(status, sizeof(status), "STATUS=%s%s",
+			 d->degraded ? "degraded: " : "forwarding",
+			 d->degraded ? s->health.line : "");
+		sdn_notify(status);
+	}
+	snapshot_free(s);
+}
+
 static void on_timer(struct ev_watch *w, int revents)
 {
 	struct daemon *d = w->arg;
@@ -380,6 +463,10 @@ static void on_timer(struct ev_watch *w, int revents)
 	(void)!read(d->timer_fd, &ticks, sizeof(ticks));
 	if (d->ctl.path[0])
 		conn_server_tick(&d->ctl.cs, now);
+	if (d->ctl_ro.path[0])
+		conn_server_tick(&d->ctl_ro.cs, now);
+	gateway_watch_queues(d->gw, now); /* queues without a socket */
+	check_health(d);
 	if (d->metrics.open)
 		conn_server_tick(&d->metrics.cs, now);
 	stalled = gateway_stalled_workers(d->gw, now, DAEMON_STALL_NS);
@@ -493,7 +580,19 @@ static int open_servers(struct daemon *d, char *err, size_t errlen)
 			gid = ugid;
 		}
 		if (ctl_server_open(&d->ctl, &d->loop, c->control.socket, uid,
-				    gid, &d->be, err, errlen))
+				    gid, false, &d->be, err, errlen))
+			return -1;
+	}
+	if (c->control.socket[0] && c->control.readonly_group[0]) {
+		char ro[sizeof(c->control.socket) + 8];
+
+		if (privs_lookup(NULL, c->control.readonly_group, NULL, &gid,
+				 err, errlen))
+			return -1;
+		snprintf(ro, sizeof(ro), "%s" CONFIG_RO_SUFFIX,
+			 c->control.socket);
+		if (ctl_server_open(&d->ctl_ro, &d->loop, ro, uid, gid, true,
+				    &d->be, err, errlen))
 			return -1;
 	}
 	if (c->control.metrics_addrlen &&
@@ -631,11 +730,13 @@ static void pin_control_thread(struct daemon *d)
 static void close_servers(struct daemon *d)
 {
 	ctl_server_close(&d->ctl);
+	ctl_server_close(&d->ctl_ro);
 	metrics_server_close(&d->metrics);
 	if (!d->loop.ready)
 		return;
 	/* let the cancelled polls come back so every connection is freed */
 	for (int i = 0; i < 100 && !(conn_server_idle(&d->ctl.cs) &&
+				     conn_server_idle(&d->ctl_ro.cs) &&
 				     conn_server_idle(&d->metrics.cs));
 	     i++)
 		evloop_run_once(&d->loop, 10);
@@ -672,8 +773,13 @@ int daemon_run(const char *path, struct xdplane_config *cfg,
 		.flows = be_flows,
 		.congestion = be_congestion,
 		.log_level = be_log_level,
+		.config = be_config,
 		.pid = getpid(),
 	};
+	health_init(&d->health,
+		    &(struct health_params){.stall_ns = DAEMON_STALL_NS,
+					    .hold_ns = DAEMON_HEALTH_HOLD_NS});
+	keep_config_text(d);
 
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -713,6 +819,7 @@ int daemon_run(const char *path, struct xdplane_config *cfg,
 		goto out;
 	}
 	pin_control_thread(d);
+	check_health(d); /* the first look: what counted before is not held */
 	d->watchdog_usec = sdn_watchdog_usec();
 	sdn_notify("READY=1\nSTATUS=forwarding");
 
@@ -746,6 +853,7 @@ out:
 		close(d->timer_fd);
 	evloop_fini(&d->loop);
 	config_free(d->cfg);
+	free(d->config_text);
 	free(d);
 	return rc;
 }

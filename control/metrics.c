@@ -232,6 +232,74 @@ static void render_process(FILE *out, const struct stats_snapshot *s)
 	sample_u64(out, "xdplane_max_frags", NULL, 0, s->max_frags);
 }
 
+/* Health (health.h), the workers' loops, the process's resources. */
+static void render_health(FILE *out, const struct stats_snapshot *s)
+{
+	uint32_t nw = s->n_workers < SNAP_MAX_WORKERS ? s->n_workers
+						      : SNAP_MAX_WORKERS;
+	struct label l[1];
+	char wbuf[16];
+
+	family(out, "xdplane_up", "gauge",
+	       "Always 1 while the daemon answers: it runs and forwards (see "
+	       "xdplane_degraded for how well).");
+	sample_u64(out, "xdplane_up", NULL, 0, 1);
+	family(out, "xdplane_port_up", "gauge",
+	       "1 when the port's link is up and running, 0 when it is down "
+	       "or its interface vanished.");
+	for (int p = 0; p < GW_PORTS; p++) {
+		l[0] = LABEL_ARRAY("port", s->ports[p].ifname);
+		sample_u64(out, "xdplane_port_up", l, 1,
+			   s->ports[p].link_up && !s->ports[p].gone);
+	}
+	family(out, "xdplane_degraded", "gauge",
+	       "1 while the reason holds (then /healthz answers 503): "
+	       "worker_stalled, port_down, port_gone, fail_open, "
+	       "queue_without_socket, reload_failed.");
+	for (int r = 0; r < HEALTH_N_REASONS; r++) {
+		l[0] = LABEL("reason", health_reason_name(r));
+		sample_u64(out, "xdplane_degraded", l, 1,
+			   !!(s->health.degraded & (1u << r)));
+	}
+
+	family(out, "xdplane_worker_busy_seconds_total", "counter",
+	       "Time the worker's loop spent in passes that moved something "
+	       "(a polling worker's CPU time is always 100 %: this is its "
+	       "load).");
+	for (uint32_t i = 0; i < nw; i++) {
+		snprintf(wbuf, sizeof(wbuf), "%" PRIu32, i);
+		l[0] = LABEL("worker", wbuf);
+		sample_double(out, "xdplane_worker_busy_seconds_total", l, 1,
+			      (double)s->workers[i].busy_ns * 1e-9);
+	}
+	family(out, "xdplane_worker_idle_seconds_total", "counter",
+	       "Time the worker's loop spent in passes that found nothing to "
+	       "do, spinning or asleep.");
+	for (uint32_t i = 0; i < nw; i++) {
+		snprintf(wbuf, sizeof(wbuf), "%" PRIu32, i);
+		l[0] = LABEL("worker", wbuf);
+		sample_double(out, "xdplane_worker_idle_seconds_total", l, 1,
+			      (double)s->workers[i].idle_ns * 1e-9);
+	}
+	family(out, "xdplane_worker_loops_total", "counter",
+	       "Passes of the worker's loop (its heartbeat: an idle worker "
+	       "still turns once a second).");
+	for (uint32_t i = 0; i < nw; i++) {
+		snprintf(wbuf, sizeof(wbuf), "%" PRIu32, i);
+		l[0] = LABEL("worker", wbuf);
+		sample_u64(out, "xdplane_worker_loops_total", l, 1,
+			   s->workers[i].loops);
+	}
+
+	family(out, "process_cpu_seconds_total", "counter",
+	       "Total user and system CPU time spent in seconds.");
+	sample_double(out, "process_cpu_seconds_total", NULL, 0,
+		      s->cpu_seconds);
+	family(out, "process_resident_memory_bytes", "gauge",
+	       "Resident memory size in bytes.");
+	sample_u64(out, "process_resident_memory_bytes", NULL, 0, s->rss_bytes);
+}
+
 static void render_config(FILE *out, const struct snap_reload *r)
 {
 	family(out, "xdplane_config_generation", "gauge",
@@ -548,15 +616,94 @@ static void render_classes(FILE *out, const struct stats_snapshot *s)
 	}
 }
 
+/* Adaptive egress (ports[].adaptive): per port whether it is on; per
+ * (port, queue) the controller's state, its rate and the path it sees. */
+static void render_adaptive(FILE *out, const struct stats_snapshot *s)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+		double scale;
+	} gauges[] = {
+		{"xdplane_adaptive_rate_bytes_per_second",
+		 "Rate the adaptive controller runs the queue's shaper at.",
+		 offsetof(struct adaptive_view, rate_bps), 1 / 8.0},
+		{"xdplane_adaptive_base_rtt_seconds",
+		 "Base round-trip time beyond the port: the windowed minimum.",
+		 offsetof(struct adaptive_view, base_rtt_ns), 1e-9},
+		{"xdplane_adaptive_srtt_seconds",
+		 "Smoothed round-trip time beyond the port.",
+		 offsetof(struct adaptive_view, srtt_ns), 1e-9},
+		{"xdplane_adaptive_queue_delay_seconds",
+		 "Queueing delay beyond the port: smoothed minus base RTT.",
+		 offsetof(struct adaptive_view, qdelay_ns), 1e-9},
+		{"xdplane_adaptive_delivery_bytes_per_second",
+		 "Delivery rate beyond the port (windowed maximum), in the "
+		 "shaper's units.",
+		 offsetof(struct adaptive_view, delivery_bps), 1 / 8.0},
+		{"xdplane_adaptive_marked_ratio",
+		 "Fraction of returning packets with congestion marks (TCP "
+		 "ECE, RoCE CNPs), smoothed.",
+		 offsetof(struct adaptive_view, mark_ppm), 1e-6},
+		{"xdplane_adaptive_flows", "Flows the path monitor tracks.",
+		 offsetof(struct adaptive_view, flows), 1},
+	};
+	struct label l[3];
+	char qbuf[12];
+
+	family(out, "xdplane_adaptive_enabled", "gauge",
+	       "1 when ports[].adaptive.mode is on for the port.");
+	for (int p = 0; p < GW_PORTS; p++) {
+		const struct snap_port *sp = &s->ports[p];
+
+		l[0] = LABEL_ARRAY("port", sp->ifname);
+		sample_u64(out, "xdplane_adaptive_enabled", l, 1,
+			   port_queues(sp) ? sp->q[0].adaptive.on : 0);
+	}
+	family(out, "xdplane_adaptive_state", "gauge",
+	       "1 for the state the adaptive controller of the queue is in "
+	       "(no_samples, line, probe, hold, drain).");
+	for (int p = 0; p < GW_PORTS; p++)
+		for (uint32_t i = 0; i < port_queues(&s->ports[p]); i++) {
+			const struct adaptive_view *v =
+				&s->ports[p].q[i].adaptive;
+
+			queue_labels(l, qbuf, sizeof(qbuf), &s->ports[p], i);
+			for (int st = 0; st < EDGE_STATES; st++) {
+				l[2] = LABEL("state", edge_rate_state_name(st));
+				sample_u64(out, "xdplane_adaptive_state", l, 3,
+					   v->on && v->state == (uint64_t)st);
+			}
+		}
+	for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++) {
+		family(out, gauges[g].name, "gauge", gauges[g].help);
+		for (int p = 0; p < GW_PORTS; p++)
+			for (uint32_t i = 0; i < port_queues(&s->ports[p]);
+			     i++) {
+				const struct adaptive_view *v =
+					&s->ports[p].q[i].adaptive;
+
+				queue_labels(l, qbuf, sizeof(qbuf),
+					     &s->ports[p], i);
+				sample_double(
+					out, gauges[g].name, l, 2,
+					(double)field_u64(v, gauges[g].off) *
+						gauges[g].scale);
+			}
+	}
+}
+
 int metrics_render(const struct stats_snapshot *s, FILE *out)
 {
 	if (!s || !out)
 		return -EINVAL;
 	render_process(out, s);
+	render_health(out, s);
 	render_config(out, &s->reload);
 	render_ports(out, s);
 	render_queues(out, s);
 	render_port_counters(out, s);
+	render_adaptive(out, s);
 	render_classes(out, s);
 	if (fflush(out) == EOF || ferror(out))
 		return -EIO;

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 #include "snapshot.h"
 
 uint64_t snapshot_class_rate(uint64_t bps, uint32_t share, uint64_t port_bps)
@@ -35,6 +37,7 @@ static void take_port(struct gateway *gw, int p, const struct qos_policy *pol,
 		sq->queue = q;
 		gateway_queue_placement(gw, p, q, &sq->worker, &sq->cpu);
 		gateway_queue_stats(gw, p, q, &sq->s);
+		gateway_adaptive(gw, p, q, &sq->adaptive);
 	}
 	for (uint32_t k = 0; k < pol->n_classes; k++) {
 		const struct qos_class *qc = &pol->classes[k];
@@ -58,6 +61,27 @@ static void take_port(struct gateway *gw, int p, const struct qos_policy *pol,
 		sc->set_dscp = qc->has_set_dscp ? qc->set_dscp : -1;
 		sc->set_pcp = qc->has_set_pcp ? qc->set_pcp : -1;
 		sp->n_classes++;
+	}
+}
+
+/* The process's resident set (/proc/self/statm) and CPU time. */
+static void take_process(struct stats_snapshot *s)
+{
+	unsigned long long size, resident;
+	struct rusage ru;
+	FILE *f;
+
+	if (!getrusage(RUSAGE_SELF, &ru))
+		s->cpu_seconds =
+			(double)ru.ru_utime.tv_sec +
+			(double)ru.ru_stime.tv_sec +
+			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	f = fopen("/proc/self/statm", "re");
+	if (f) {
+		if (fscanf(f, "%llu %llu", &size, &resident) == 2)
+			s->rss_bytes =
+				resident * (uint64_t)sysconf(_SC_PAGESIZE);
+		fclose(f);
 	}
 }
 
@@ -96,8 +120,22 @@ struct stats_snapshot *snapshot_take(const struct snapshot_source *src)
 	s->placement = info.placement;
 	s->umem = info.umem;
 	s->reload = *src->reload;
-	for (int p = 0; p < GW_PORTS; p++)
+	for (int p = 0; p < GW_PORTS; p++) {
 		take_port(src->gw, p, pol, &s->ports[p]);
+		s->ports[p].link_up = src->link_up[p];
+		s->ports[p].gone = src->gone[p];
+	}
+	for (uint32_t i = 0; i < s->n_workers && i < SNAP_MAX_WORKERS; i++) {
+		struct gw_worker_stats ws;
+
+		if (gateway_worker_stats(src->gw, i, &ws))
+			continue;
+		s->workers[i].cpu = ws.cpu;
+		s->workers[i].loops = ws.heartbeat;
+		s->workers[i].busy_ns = ws.busy_ns;
+		s->workers[i].idle_ns = ws.idle_ns;
+	}
+	take_process(s);
 	return s;
 }
 

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "gateway.h"
+#include "health.h"
 #include "qos.h"
 
 struct snap_class {
@@ -45,10 +46,14 @@ struct snap_queue {
 	int worker; /* worker running this queue's RX task, -1 unknown */
 	int cpu; /* that worker's CPU, -1 not pinned */
 	struct gw_port_stats s; /* verdicts[] are per port: zero here */
+	struct adaptive_view adaptive; /* the egress task transmitting on
+					* this queue of the port */
 };
 
 struct snap_port {
 	char ifname[16];
+	bool link_up; /* running, as the daemon's link watch last saw */
+	bool gone; /* the interface was deleted */
 	uint64_t rate_bps; /* egress shaper; 0: unshaped */
 	uint32_t mtu; /* the interface's MTU at start */
 	struct gw_port_stats s; /* summed over queues, plus XDP verdicts */
@@ -67,6 +72,15 @@ struct snap_reload {
 	double last_attempt_unix; /* 0: never attempted */
 	char last_error
 		[512]; /* why the last attempt failed, "" if it did not */
+};
+
+#define SNAP_MAX_WORKERS HEALTH_MAX_WORKERS
+
+/* A worker's loop (gateway_worker_stats()). */
+struct snap_worker {
+	int cpu; /* -1: not pinned */
+	uint64_t loops; /* passes of its loop (the heartbeat) */
+	uint64_t busy_ns, idle_ns; /* in passes that moved something, not */
 };
 
 struct stats_snapshot {
@@ -91,6 +105,12 @@ struct stats_snapshot {
 	const char *umem; /* how the UMEM was mapped */
 	struct snap_reload reload;
 	struct snap_port ports[GW_PORTS];
+	struct snap_worker workers[SNAP_MAX_WORKERS]; /* [0, n_workers) */
+	uint64_t rss_bytes; /* the process's resident set */
+	double cpu_seconds; /* the process's user + system CPU time */
+	/* the daemon's health decision (health.h) at the time of the
+	 * snapshot; zero (ok) in snapshots the daemon did not judge */
+	struct health_result health;
 };
 
 /* What snapshot_take() reads from besides the gateway; owned by the
@@ -101,6 +121,7 @@ struct snapshot_source {
 	const char *failure_mode;
 	double start_unix;
 	const struct snap_reload *reload;
+	bool link_up[GW_PORTS], gone[GW_PORTS]; /* the link watch's view */
 };
 
 /* A new snapshot (heap; snapshot_free() it), NULL when out of memory. */

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include <jansson.h>
+#include "cli_adaptive.h"
 #include "cli_counters.h"
 #include "cli_table.h"
 #include "cli_watch.h"
@@ -65,6 +66,8 @@ static void usage(FILE *f)
 		"class\n"
 		"  classes                        class configuration and "
 		"counters\n"
+		"  config                         the running configuration "
+		"(as --dump-config)\n"
 		"  flows                          DCQCN flow state\n"
 		"  reload                         re-read the configuration\n"
 		"  congestion PORT CLASS [SEVERITY [PREFIX]]  congestion hint "
@@ -131,6 +134,11 @@ static void print_status(json_t *r)
 	cli_fmt_duration(up, sizeof(up), cli_real(r, "uptime_s"));
 	printf("xdplane %s, pid %" JSON_INTEGER_FORMAT ", up %s\n",
 	       cli_str(r, "version"), cli_num(r, "pid"), up);
+	v = json_object_get(r, "health");
+	if (v)
+		printf("health       %s%s\n",
+		       strcmp(cli_str(v, "state"), "ok") ? "DEGRADED: " : "",
+		       cli_str(v, "line"));
 	printf("config       %s (generation %" JSON_INTEGER_FORMAT ")\n",
 	       cli_str(cfg, "path"), cli_num(cfg, "generation"));
 	print_reload_line(json_object_get(cfg, "reload"));
@@ -183,6 +191,9 @@ static void print_status(json_t *r)
 		cli_cell_json(&t, json_object_get(v, "cpu"));
 	}
 	cli_table_print(&t);
+	printf("\n");
+	if (cli_adaptive_print(ports, true))
+		printf("\n");
 }
 
 /* Per port, per queue, per class: the counter columns of the schema
@@ -347,7 +358,8 @@ static json_t *build_request(const char *verb, int argc, char **argv)
 	double sev;
 
 	if (!strcmp(verb, "status") || !strcmp(verb, "classes") ||
-	    !strcmp(verb, "flows") || !strcmp(verb, "reload")) {
+	    !strcmp(verb, "flows") || !strcmp(verb, "reload") ||
+	    !strcmp(verb, "config")) {
 		if (argc != 0)
 			goto usage;
 	} else if (!strcmp(verb, "stats")) {
@@ -413,6 +425,8 @@ static void print_result(const char *verb, json_t *req, json_t *result,
 		print_classes(result);
 	} else if (!strcmp(verb, "flows")) {
 		print_flows(result);
+	} else if (!strcmp(verb, "config")) {
+		fputs(cli_str(result, "text"), stdout);
 	} else if (!strcmp(verb, "log-level")) {
 		printf("log level %s -> %s\n", cli_str(result, "previous"),
 		       cli_str(result, "level"));

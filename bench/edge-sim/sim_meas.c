@@ -92,5 +92,6 @@ void sim_meas_estimate(struct sim_meas *m, uint64_t t, struct edge_est *est)
 	est->srtt_ns = e.srtt_ns;
 	est->last_sample_ns = e.last_sample_ns;
 	est->delivery_bps = e.delivery_bps_last;
+	est->delivery_mean_bps = e.delivery_bps_mean;
 	est->mark_frac = e.mark_frac;
 }

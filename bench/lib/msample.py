@@ -9,7 +9,7 @@ series):
 
 t_ns is CLOCK_MONOTONIC when the response arrived. Kept: every
 xdplane_adaptive_* sample (the adaptive egress's gauges: the effective
-rate xdplane_adaptive_rate_bps{port=...} and whatever else the daemon
+rate xdplane_adaptive_rate_bytes_per_second{port=...,queue=...} and whatever else the daemon
 exports under that prefix; port = its port label, other labels appended as
 port/label=value), and xdplane_tx_bytes_total summed over the port's
 queues (the port's transmitted bytes: the effective egress rate when no

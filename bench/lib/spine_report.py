@@ -24,7 +24,7 @@ start):
                    sent (spine_cross_sched_mbps); datagrams lost (the
                    sink's count: FIN totals against what arrived)
   gw1 rate         the gateway's effective egress rate towards the spine:
-                   xdplane_adaptive_rate_bps{port="gw1"} when the daemon
+                   xdplane_adaptive_rate_bytes_per_second{port="gw1"} (summed over queues) when the daemon
                    exports it (spine_gw1_gauge_mbps, its mean), and the
                    port's transmitted bytes per interval always
                    (xdplane_tx_bytes_total from /metrics; for the Linux
@@ -135,14 +135,15 @@ def analyse(r, res, o, read_csv, read_json):
                 rate * w - spine.integral_available(
                     sched, rate, (t0 - tz) / 1e9, (t1 - tz) / 1e9)) / w / 1e6
     # the gateway's effective egress rate towards the spine
-    gauge, tx = [], []
+    gauge_t, tx = {}, []
     for x in read_csv(r.files.get("metrics.csv", "/nonexistent")):
         port = x["port"].split("/")[0]
         if port != "gw1":
             continue
-        if x["metric"] == "xdplane_adaptive_rate_bps" and \
-                x["port"] == "gw1":
-            gauge.append((int(x["t_ns"]), float(x["value"]) / 1e6))
+        if x["metric"] == "xdplane_adaptive_rate_bytes_per_second":
+            # per queue: the port's rate is their sum
+            t = int(x["t_ns"])
+            gauge_t[t] = gauge_t.get(t, 0.0) + float(x["value"]) * 8 / 1e6
         elif x["metric"] == "xdplane_tx_bytes_total":
             tx.append((int(x["t_ns"]), float(x["value"])))
     source = "xdplane_tx_bytes_total"
@@ -155,9 +156,10 @@ def analyse(r, res, o, read_csv, read_json):
         tx = sorted(per_t.items())
         source = ("xdplane stats (control socket)" if r.gw is not None
                   else "tc counters")
+    gauge = sorted(gauge_t.items())
     ser["gw1_tx"] = _rate_series(tx)
     ser["gw1_gauge"] = gauge
-    res["spine_gw1_source"] = ("xdplane_adaptive_rate_bps + " + source
+    res["spine_gw1_source"] = ("xdplane_adaptive_rate_bytes_per_second + " + source
                                if gauge else source)
     if t0 and w > 0:
         inside = [(t, b) for t, b in tx if t0 <= t <= t1]
@@ -292,7 +294,7 @@ def plots(by, out):
                         f.write(f"{(t - t0) / 1e9:.3f} {v:.3f}\n")
                 curves.append(f"'{dd}/gauge-{tag}.dat' using 1:2 with steps "
                               "lw 2 lc rgb 'red' title 'gw1 effective rate "
-                              "(xdplane\\_adaptive\\_rate\\_bps)'")
+                              "(xdplane\\_adaptive\\_rate\\_bytes\\_per\\_second)'")
             if ser.get("gw1_tx"):
                 src = r.get("spine_gw1_source", "")
                 what = ("tc counters" if "tc counters" in src else

@@ -69,11 +69,22 @@ struct qos_class {
 	uint8_t set_pcp; /* 0..7 */
 };
 
+/* Adaptive egress (run/adaptive.h, cc/edge_rate.h): the port shaper's
+ * rate follows the measured path beyond the port, between floor_bps and
+ * rate_bps. Needs a shaped port. */
+struct qos_adaptive {
+	bool on;
+	uint64_t target_ns; /* queueing delay beyond the gateway tolerated */
+	uint64_t floor_bps; /* never below; <= rate_bps */
+	double probe_gain; /* increase per RTT when probing, (0, 1] */
+};
+
 struct qos_port {
 	uint64_t rate_bps; /* egress shaper; 0: unshaped */
 	uint32_t burst; /* bytes */
 	uint32_t overhead; /* bytes charged per frame on top of its length */
 	uint64_t link_bps; /* link speed for PFC quanta; 0: rate_bps */
+	struct qos_adaptive adaptive;
 };
 
 /* PFC (IEEE 802.1Qbb, pfc.h). Times in ns. */

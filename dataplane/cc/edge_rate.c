@@ -94,18 +94,6 @@ static void record(struct edge_rate *er, const struct edge_est *est,
 	d->state = (uint8_t)er->state;
 }
 
-/* The lowest rate of the last EDGE_RATE_LAG decisions: what the delivery
- * rate, measured over intervals and a round trip late, can be held to. */
-static double recent_low(const struct edge_rate *er)
-{
-	double lo = er->rate_bps;
-
-	for (uint32_t i = 0; i < EDGE_RATE_LAG && i < er->n_dec; i++)
-		if (er->prev_bps[i] < lo)
-			lo = er->prev_bps[i];
-	return lo;
-}
-
 /* The path is clear: probe up. Near the capacity estimate (the delivery
  * rate at the last cut) slowly, and no further than margin / 2 above it:
  * the standing state, a slow sawtooth just under the target. Once the
@@ -116,16 +104,15 @@ static double probe(struct edge_rate *er, const struct edge_rate_params *p,
 		    const struct edge_est *est)
 {
 	double r = er->rate_bps, top;
+	double grown = est->delivery_mean_bps > 0 ? est->delivery_mean_bps
+						  : est->delivery_bps;
 
 	er->probes++;
-	if (er->cap_bps > 0 &&
-	    est->delivery_bps >= er->cap_bps * (1 + p->margin / 4))
+	if (er->cap_bps > 0 && grown >= er->cap_bps * (1 + p->margin / 4))
 		er->cap_bps = 0;
-	if (er->cap_bps <= 0 && est->delivery_bps > 0 &&
-	    est->delivery_bps < recent_low(er) * (1 - p->margin)) {
-		er->cap_bps = est->delivery_bps;
-		return er->cap_bps * (1 - p->margin);
-	}
+	/* A delivery rate below the rate while the path is clear means the
+	 * senders send less (window or application limited), not that the
+	 * path carries less: never a reason to go down. */
 	if (er->cap_bps <= 0)
 		return r * (1 + p->probe_gain);
 	top = er->cap_bps * (1 + p->margin / 2);

@@ -31,8 +31,10 @@
  *    more than 2 margins) and no further than margin / 2 above it -- the
  *    standing state, a slow sawtooth just under the target. Without one:
  *    fast (gain per RTT), until the delay rises. When the delivery rate
- *    exceeds the estimate by margin / 4 the capacity grew (cross-traffic
- *    left): the estimate is dropped (PROBE). (Stopping the fast probe on
+ *    (its mean over a few intervals: one interval's count of packets is
+ *    too noisy at this resolution) exceeds the estimate by margin / 4
+ *    the capacity grew (cross-traffic left): the estimate is dropped
+ *    (PROBE). (Stopping the fast probe on
  *    the delivery rate no longer following the rate was tried: the
  *    delivery rate is measured over intervals and comes a round trip
  *    late, so during a ramp it lags the rate by more than a margin and
@@ -42,9 +44,13 @@
  *  - in between: no change (HOLD), the hysteresis that keeps the rate
  *    steady on a steady path.
  * Measured in test_edge_rate.c (fluid bottleneck, base RTT 1 ms, target
- * 500 us): a step 100 -> 50 % of the line is followed within 10 RTTs, a
+ * 500 us): a step 100 -> 50 % of the line is cut within 10 RTTs (the
+ * queue beyond under the target) and followed within 15 % within 30, a
  * step 50 -> 80 % within 15, the standing sawtooth is 8 % of the capacity
- * peak to peak with the queue beyond below 1.2x the target.
+ * peak to peak with the queue beyond below 1.2x the target. A clear path
+ * never lowers the rate: real senders are window-limited, their delivery
+ * rate follows the gateway's rate down (lowering to it was tried on the
+ * veth testbed: a ratchet to the floor).
  * The rate always lies in [floor_bps, max_bps].
  *
  * Ownership: a struct edge_rate belongs to the thread that calls
@@ -101,7 +107,10 @@ struct edge_est {
 	uint64_t base_rtt_ns; /* windowed minimum RTT */
 	uint64_t srtt_ns; /* smoothed RTT */
 	uint64_t last_sample_ns; /* when the last RTT sample came */
-	double delivery_bps; /* windowed maximum of the delivery rate */
+	double delivery_bps; /* the delivery rate now (the last interval) */
+	double delivery_mean_bps; /* its mean over a few intervals (less
+				   * noise: tells growth); 0: use
+				   * delivery_bps */
 	double mark_frac; /* returning packets with congestion marks */
 };
 

@@ -57,6 +57,7 @@ void pathmon_params_default(struct pathmon_params *p)
 	p->interval_ns = 10 * MS_NS;
 	p->minrtt_window_ns = 10000 * MS_NS;
 	p->seed = 0;
+	p->exact_ring = true;
 }
 
 /* ---- keys and the index ---- */
@@ -397,12 +398,13 @@ static bool start_sample(struct pathmon *pm, struct pathmon_flow *f,
 }
 
 static void rtt_update(struct pathmon *pm, uint64_t rtt, uint64_t seen,
-		       uint64_t now)
+		       uint64_t now, bool base_ok)
 {
 	uint64_t epoch = now / pm->sub_ns;
 	uint32_t s = (uint32_t)(epoch % PATHMON_MINRTT_SUB);
 
-	if (pm->sub_epoch[s] != epoch || !pm->sub_min[s]) {
+	if (!base_ok) {
+	} else if (pm->sub_epoch[s] != epoch || !pm->sub_min[s]) {
 		pm->sub_epoch[s] = epoch;
 		pm->sub_min[s] = rtt;
 	} else if (rtt < pm->sub_min[s]) {
@@ -416,6 +418,7 @@ static void rtt_update(struct pathmon *pm, uint64_t rtt, uint64_t seen,
 				   ((int64_t)rtt - (int64_t)pm->srtt_ns) / 8);
 	if (!pm->srtt_ns)
 		pm->srtt_ns = 1;
+	pm->recent[pm->n_recent++ % PATHMON_STANDING_N] = rtt;
 	pm->int_samples++;
 	if (seen > pm->last_sample_ns)
 		pm->last_sample_ns = seen;
@@ -423,7 +426,7 @@ static void rtt_update(struct pathmon *pm, uint64_t rtt, uint64_t seen,
 
 /* The pending sample of f is answered by an event seen at `seen`. */
 static uint64_t take_sample(struct pathmon *pm, struct pathmon_flow *f,
-			    uint64_t seen, uint64_t now)
+			    uint64_t seen, uint64_t now, bool base_ok)
 {
 	unsigned int kind = f->pend;
 	uint64_t rtt;
@@ -434,8 +437,61 @@ static uint64_t take_sample(struct pathmon *pm, struct pathmon_flow *f,
 		return 0; /* clocks out of order: no sample */
 	rtt = seen - f->pend_ns;
 	ctr_add(&pm->st.samples_matched[kind], 1);
-	rtt_update(pm, rtt, seen, now);
+	rtt_update(pm, rtt, seen, now, base_ok);
 	return rtt;
+}
+
+/* An ACK that newly acknowledges exactly up to one of the flow's last
+ * departures: the exact sample (0: none). */
+static uint64_t ring_sample(struct pathmon *pm, struct pathmon_flow *f,
+			    uint32_t ack, uint64_t seen, uint64_t now)
+{
+	for (uint32_t i = 0; i < PATHMON_DEP_RING; i++) {
+		uint64_t rtt;
+
+		if (f->dep_end[i] != ack || !f->dep_ns[i])
+			continue;
+		if (seen <= f->dep_ns[i])
+			return 0;
+		rtt = seen - f->dep_ns[i];
+		f->dep_ns[i] = 0;
+		if (pm->budget_used >= pm->par.max_samples_per_ms) {
+			ctr_add(&pm->st.budget_refused, 1);
+			return 0;
+		}
+		pm->budget_used++;
+		ctr_add(&pm->st.ring_samples, 1);
+		rtt_update(pm, rtt, seen, now, true);
+		return rtt;
+	}
+	return 0;
+}
+
+/* A TCP sample is measured from the departure of the segment whose ACK
+ * it is. An ACK that covers more than the recorded segment was sent for a
+ * later one (delayed ACKs acknowledge every second segment; GRO merges
+ * several), after the receiver waited for it -- a wait of segment gaps
+ * that grows as the rate falls and is not delay of the path. The gateway
+ * sends a flow's segments in sequence order at its rate, so the later
+ * segment's departure is interpolated by sequence number between the
+ * recorded one and the last one sent (ack_interpolated); an ACK beyond
+ * what was sent gives nothing. */
+static uint64_t exact_sample(struct pathmon *pm, struct pathmon_flow *f,
+			     uint32_t ack, uint64_t seen, uint64_t now)
+{
+	uint32_t span = f->snd_max - f->pend_end, k = ack - f->pend_end;
+
+	if (ack != f->pend_end) {
+		if (!span || k > span || f->last_dep_ns < f->pend_ns) {
+			f->pend = PATHMON_NONE;
+			return 0;
+		}
+		f->pend_ns += (uint64_t)((double)(f->last_dep_ns - f->pend_ns) *
+					 k / span);
+		ctr_add(&pm->st.ack_interpolated, 1);
+		return take_sample(pm, f, seen, now, false);
+	}
+	return take_sample(pm, f, seen, now, true);
 }
 
 /* ---- departures ---- */
@@ -459,6 +515,7 @@ static bool depart_tcp(struct pathmon *pm, struct pathmon_flow *f,
 		f->st = d->flags & PATHMON_DF_TS ? FS_TS : 0;
 		f->snd_max = d->end;
 		f->ts_max = d->tsval;
+		memset(f->dep_ns, 0, sizeof(f->dep_ns));
 		return false;
 	}
 	/* Karn: a segment carrying sequence space that starts below what
@@ -468,8 +525,18 @@ static bool depart_tcp(struct pathmon *pm, struct pathmon_flow *f,
 		f->pend = PATHMON_NONE;
 		ctr_add(&pm->st.karn_invalidated, 1);
 	}
-	if (tcp_seq_before(f->snd_max, d->end))
+	if (retx)
+		memset(f->dep_ns, 0, sizeof(f->dep_ns));
+	if (tcp_seq_before(f->snd_max, d->end)) {
 		f->snd_max = d->end;
+		f->last_dep_ns = now;
+		if (!retx && d->end != d->seq) {
+			f->dep_end[f->dep_pos] = d->end;
+			f->dep_ns[f->dep_pos] = now;
+			f->dep_pos =
+				(uint8_t)((f->dep_pos + 1) % PATHMON_DEP_RING);
+		}
+	}
 	if (f->pend == PATHMON_TCP_SEQ && f->snd_max - f->pend_val >= SEQ_FAR) {
 		f->pend = PATHMON_NONE;
 		ctr_add(&pm->st.expired, 1);
@@ -486,8 +553,9 @@ static bool depart_tcp(struct pathmon *pm, struct pathmon_flow *f,
 	pend_expire(pm, f, now, age_limit(pm));
 	if (f->pend != PATHMON_NONE)
 		return false;
+	f->pend_end = d->end;
 	if (f->st & FS_TS)
-		return newts &&
+		return newts && d->end != d->seq && !retx &&
 		       start_sample(pm, f, PATHMON_TCP_TS, d->tsval, now);
 	if (retx || d->end == d->seq)
 		return false;
@@ -577,6 +645,7 @@ static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 {
 	struct pathmon_flow *f;
 	uint32_t h, pos, a = ev->ack;
+	uint64_t rtt;
 
 	h = key_hash(&ev->key, pm->par.seed);
 	pos = idx_probe(pm, &ev->key, h);
@@ -595,6 +664,16 @@ static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 	} else if (tcp_seq_before(f->acked, a)) {
 		pm->int_bytes += ev->bytes ? ev->bytes : a - f->acked;
 		f->acked = a;
+		if (pm->par.exact_ring) {
+			budget_roll(pm, now);
+			rtt = ring_sample(pm, f, a, ev->seen_ns, now);
+			/* it answers a pending sample it covers, exactly */
+			if (rtt && f->pend != PATHMON_NONE &&
+			    !tcp_seq_before(a, f->pend_end))
+				f->pend = PATHMON_NONE;
+			if (rtt)
+				return rtt;
+		}
 	}
 	if (f->pend == PATHMON_NONE || pend_expire(pm, f, now, age_limit(pm)))
 		return 0;
@@ -602,7 +681,7 @@ static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 		if (!(ev->flags & PATHMON_AF_TS))
 			return 0;
 		if (ev->tsecr == f->pend_val)
-			return take_sample(pm, f, ev->seen_ns, now);
+			return exact_sample(pm, f, a, ev->seen_ns, now);
 		if (tcp_seq_before(f->pend_val, ev->tsecr) &&
 		    !tcp_seq_before(f->ts_max, ev->tsecr)) {
 			/* a newer TSval echoed: ours will not be any more */
@@ -612,7 +691,7 @@ static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 		return 0;
 	}
 	if (f->pend == PATHMON_TCP_SEQ && !tcp_seq_before(a, f->pend_val))
-		return take_sample(pm, f, ev->seen_ns, now);
+		return exact_sample(pm, f, a, ev->seen_ns, now);
 	return 0;
 }
 
@@ -720,7 +799,7 @@ static uint64_t ack_roce(struct pathmon *pm, const struct pathmon_ack *ev,
 	/* covers the recorded PSN: a in [recorded, highest sent] */
 	if (((a - f->pend_val) & PATHMON_PSN_MASK) <=
 	    ((f->snd_max - f->pend_val) & PATHMON_PSN_MASK))
-		return take_sample(pm, f, ev->seen_ns, now);
+		return take_sample(pm, f, ev->seen_ns, now, true);
 	return 0;
 }
 
@@ -753,6 +832,49 @@ uint64_t pathmon_ack(struct pathmon *pm, const struct pathmon_ack *ev,
 
 /* ---- the estimate ---- */
 
+/* The mean delivery rate of the last PATHMON_MEAN_INTERVALS closed
+ * intervals (fewer at the start). */
+static double recent_mean_bps(const struct pathmon *pm)
+{
+	uint32_t n = MIN(pm->ring_n, PATHMON_MEAN_INTERVALS),
+		 pos = pm->ring_pos;
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		pos = pos ? pos - 1 : pm->par.rate_intervals - 1;
+		sum += pm->ring[pos].bytes;
+	}
+	return n ? bytes_bps(pm, sum) / n : 0;
+}
+
+/* The minimum of the last PATHMON_STANDING_N samples (0: none): the
+ * delay a packet meets now, without the waits that inflate single
+ * samples (a receiver's delayed-ACK timer at the end of a burst). */
+static uint64_t standing_rtt(const struct pathmon *pm)
+{
+	uint32_t n = MIN(pm->n_recent, PATHMON_STANDING_N);
+	uint64_t m = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!m || pm->recent[i] < m)
+			m = pm->recent[i];
+	return m;
+}
+
+/* A long RTT gives few samples per rate window (one per flow and RTT):
+ * min_samples in all, and one within the last two smoothed RTTs and an
+ * interval, keep the estimate valid. */
+static bool long_rtt_valid(const struct pathmon *pm, uint64_t now_ns)
+{
+	uint64_t total = 0;
+
+	for (int k = 0; k < PATHMON_KINDS; k++)
+		total += ctr_read(&pm->st.samples_matched[k]);
+	return total >= pm->par.min_samples && pm->last_sample_ns &&
+	       now_ns - pm->last_sample_ns <=
+		       2 * pm->srtt_ns + pm->par.interval_ns;
+}
+
 void pathmon_estimate(struct pathmon *pm, uint64_t now_ns,
 		      struct pathmon_est *out)
 {
@@ -776,14 +898,19 @@ void pathmon_estimate(struct pathmon *pm, uint64_t now_ns,
 	}
 	out->base_rtt_ns = base;
 	out->srtt_ns = pm->srtt_ns;
-	out->qdelay_ns = base && pm->srtt_ns > base ? pm->srtt_ns - base : 0;
+	out->standing_rtt_ns = standing_rtt(pm);
+	out->qdelay_ns = base && out->standing_rtt_ns > base
+				 ? out->standing_rtt_ns - base
+				 : 0;
 	out->delivery_bps = bytes_bps(pm, maxb);
 	out->delivery_bps_last = pm->bps_last;
+	out->delivery_bps_mean = recent_mean_bps(pm);
 	out->mark_frac = pm->mark_frac;
 	out->mark_frac_last = pm->mark_last;
 	out->samples_recent = samples;
 	out->last_sample_ns = pm->last_sample_ns;
-	out->valid = base && samples >= pm->par.min_samples;
+	out->valid = base && (samples >= pm->par.min_samples ||
+			      long_rtt_valid(pm, now_ns));
 }
 
 /* ---- helpers for the tasks ---- */

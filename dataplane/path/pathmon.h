@@ -49,6 +49,20 @@
  *            invalidates the pending sample (nak_invalidated); a request
  *            that leaves with a PSN not after the highest sent (a
  *            retransmission) does too (karn_invalidated).
+ * Exact TCP samples: each flow keeps its last PATHMON_DEP_RING segments
+ * with new data (end, departure); an ACK that newly acknowledges exactly
+ * up to one of them was sent for that segment (a delayed ACK or a GRO
+ * batch is sent when its last segment arrives), so the sample is exact
+ * (ring_samples, within the per-ms budget). A retransmission or a SYN
+ * empties the ring (Karn). Interpolated samples (below) do not enter the
+ * base RTT window (an interpolation error can only make a base too
+ * small); they feed srtt and the standing RTT.
+ * TCP samples (both kinds) are measured from the departure of the segment
+ * the ACK was sent for: an ACK that covers more than the recorded segment
+ * was triggered by a later one (delayed ACKs, GRO), after the receiver's
+ * wait for it; that segment's departure is interpolated by sequence
+ * number between the recorded one and the last one sent
+ * (ack_interpolated). Only segments with new payload are recorded.
  * Duplicate and old ACKs produce nothing. A sample older than its maximum
  * age (age_mult x srtt, clamped to [sample_min_age_ns, sample_max_age_ns];
  * sample_max_age_ns before the first RTT sample) is dropped and counted
@@ -80,7 +94,11 @@
  * RTT: base = the minimum over minrtt_window_ns, kept as PATHMON_MINRTT_SUB
  * sub-window minima (an old minimum leaves between
  * (PATHMON_MINRTT_SUB - 1) / PATHMON_MINRTT_SUB of the window and the
- * window after its sample); srtt = EWMA with gain 1/8.
+ * window after its sample); srtt = EWMA with gain 1/8 (sample ages);
+ * the standing RTT = the minimum of the last PATHMON_STANDING_N samples,
+ * and the queueing delay beyond = standing - base (a single sample can
+ * be inflated by a receiver's delayed-ACK timer; the minimum of a few is
+ * what packets meet).
  *
  * Bounds: memory is fixed at init (max_flows flows, an index of 4 x
  * max_flows positions, so that probing always ends); expiry works
@@ -107,6 +125,9 @@
 
 #define PATHMON_MINRTT_SUB 5 /* sub-windows of the min RTT window */
 #define PATHMON_RATE_WIN_MAX 64 /* rate_intervals, at most */
+#define PATHMON_MEAN_INTERVALS 4 /* delivery_bps_mean's intervals */
+#define PATHMON_STANDING_N 2 /* samples standing_rtt_ns is the min of */
+#define PATHMON_DEP_RING 8 /* TCP departures kept per flow for exact ACKs */
 #define PATHMON_MAX_FLOWS (1u << 20)
 #define PATHMON_PSN_MASK 0xffffffu
 
@@ -221,12 +242,13 @@ struct pathmon_params {
 	uint64_t interval_ns; /* delivery rate / mark fraction interval */
 	uint64_t minrtt_window_ns; /* base RTT window (10 s) */
 	uint64_t seed; /* hash seed (flooding resistance) */
+	bool exact_ring; /* TCP: exact samples from the departure ring */
 };
 
 /* Defaults: 4096 flows, 8 samples/ms, 4 pairing scans/ms, PSN window
  * 4096, sweep 2 slots per call, rate over 10 intervals of 10 ms, 4
  * samples, mark gain 1/16, pending age 8 x srtt in [10 ms, 2 s], flows
- * idle 1 s, min RTT window 10 s, seed 0. */
+ * idle 1 s, min RTT window 10 s, seed 0, exact ring on. */
 void pathmon_params_default(struct pathmon_params *p);
 
 struct pathmon_stats {
@@ -235,6 +257,11 @@ struct pathmon_stats {
 	ctr_t samples_matched[PATHMON_KINDS];
 	ctr_t expired; /* pending samples past their age */
 	ctr_t superseded; /* TS: a newer TSval echoed first */
+	ctr_t ack_interpolated; /* TCP: the matching ACK covered more than
+				 * the recorded segment: measured from the
+				 * later segment's interpolated departure */
+	ctr_t ring_samples; /* TCP: exact samples, an ACK of one of the
+			     * flow's last PATHMON_DEP_RING segments */
 	ctr_t karn_invalidated; /* a retransmission left */
 	ctr_t nak_invalidated; /* a RoCE NAK came back */
 	ctr_t budget_refused; /* a sample was possible, the ms budget spent */
@@ -250,12 +277,18 @@ struct pathmon_stats {
 /* The owner's estimate at a time (pathmon_estimate). */
 struct pathmon_est {
 	bool valid; /* a base RTT in the window and >= min_samples RTT
-		     * samples in the last rate_intervals intervals */
+		     * samples in the last rate_intervals intervals -- or,
+		     * as a long RTT gives few samples, >= min_samples in
+		     * all and the last one within 2 x srtt + interval_ns */
 	uint64_t base_rtt_ns; /* windowed minimum, 0: none in the window */
 	uint64_t srtt_ns; /* EWMA 1/8, 0: no sample yet */
-	uint64_t qdelay_ns; /* srtt - base (0 if below or no base) */
+	uint64_t standing_rtt_ns; /* min of the last PATHMON_STANDING_N
+				   * samples: the RTT packets meet now */
+	uint64_t qdelay_ns; /* standing - base (0 if below or no base) */
 	double delivery_bps; /* windowed maximum over rate_intervals */
 	double delivery_bps_last; /* the last closed interval */
+	double delivery_bps_mean; /* mean of the last PATHMON_MEAN_INTERVALS
+				   * closed intervals (fewer at the start) */
 	double mark_frac; /* EWMA of the per-interval fraction */
 	double mark_frac_last; /* the last interval that had events */
 	uint32_t samples_recent; /* RTT samples in the rate window */
@@ -271,7 +304,7 @@ struct pathmon_flow {
 	uint8_t pend; /* enum pathmon_kind of the pending sample, or
 		       * PATHMON_NONE */
 	uint8_t st; /* internal state bits (pathmon.c) */
-	uint8_t pad_;
+	uint8_t dep_pos; /* TCP: next slot of the departure ring */
 	uint32_t pend_val; /* TSval / end sequence / PSN */
 	uint64_t pend_ns; /* its departure time */
 	uint32_t snd_max; /* TCP: highest end sent; RoCE: highest PSN */
@@ -279,6 +312,12 @@ struct pathmon_flow {
 	uint32_t ts_max; /* TCP: newest TSval sent */
 	uint32_t sqpn; /* RoCE: the requester's QP, learned */
 	uint32_t psn_bytes; /* RoCE: payload of the last request packet */
+	uint32_t pend_end; /* TCP: end sequence of the recorded segment */
+	uint64_t last_dep_ns; /* TCP: departure that last advanced snd_max */
+	/* TCP: the last PATHMON_DEP_RING segments that left with new data:
+	 * end sequence and departure time (0: none / used) */
+	uint32_t dep_end[PATHMON_DEP_RING];
+	uint64_t dep_ns[PATHMON_DEP_RING];
 	uint64_t last_ns; /* last departure or event: idle expiry */
 };
 
@@ -318,6 +357,8 @@ struct pathmon {
 	uint64_t sub_min[PATHMON_MINRTT_SUB]; /* 0: none */
 	uint64_t sub_epoch[PATHMON_MINRTT_SUB];
 	uint64_t srtt_ns, last_sample_ns;
+	uint64_t recent[PATHMON_STANDING_N]; /* the last samples (a ring) */
+	uint32_t n_recent;
 	struct pathmon_stats st;
 };
 

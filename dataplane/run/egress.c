@@ -38,14 +38,27 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 	t->max_frags = 1;
 	err = sched_init_reloadable(&t->sched, pol, port, max_queued,
 				    mono_ns());
-	if (!err)
-		egress_task_set_pfc(t, pol);
-	return err;
+	if (err)
+		return err;
+	egress_task_set_pfc(t, pol);
+	err = adaptive_init(&t->adapt, port, mono_ns());
+	if (err) {
+		sched_fini(&t->sched);
+		return err;
+	}
+	adaptive_configure(&t->adapt, pol, &t->sched, mono_ns());
+	return 0;
 }
 
 void egress_task_fini(struct egress_task *t)
 {
+	adaptive_fini(&t->adapt);
 	sched_fini(&t->sched);
+}
+
+int egress_task_add_path(struct egress_task *t, struct pathmon_ring *r)
+{
+	return adaptive_add_input(&t->adapt, r);
 }
 
 void egress_task_set_multibuf(struct egress_task *t, uint32_t max_frags)
@@ -405,6 +418,28 @@ remark_out(struct egress_task *t, const struct frame_desc *descs, uint32_t got)
 	}
 }
 
+/* Adaptive egress: the packets about to leave are the path monitor's
+ * departures (a chain's headers are in its first frame). */
+static __attribute__((noinline)) void depart_out(struct egress_task *t,
+						 const struct frame_desc *descs,
+						 uint32_t got, uint64_t now)
+{
+	uint32_t head[EGRESS_MAX_BATCH];
+	bool chains = false;
+
+	for (uint32_t i = 0; i < got; i++) {
+		head[i] = descs[i].len;
+		if (frame_desc_is_chain(&descs[i])) {
+			head[i] = MIN(
+				head[i],
+				frame_chain_of(t->umem, descs[i].addr)->len[0]);
+			chains = true;
+		}
+	}
+	adaptive_departures(&t->adapt, t->umem->base, descs,
+			    chains ? head : NULL, got, now);
+}
+
 /* The port is gone (egress_task.port_down): give every frame handed over
  * back to its owner, counted; what was queued or on the TX ring stays
  * there (the census finds it); transmissions awaiting completion never
@@ -440,6 +475,8 @@ uint32_t egress_task_poll(struct egress_task *t)
 	if (unlikely(t->sched.fq_mask | t->pfc_on))
 		work += take_feedback(t, now);
 	work += take_handoffs(t, now);
+	if (unlikely(t->adapt.on))
+		work += adaptive_poll(&t->adapt, &t->sched, now);
 
 	if (likely(t->max_frags == 1)) {
 		room = xsk_prod_nb_free(&t->xq->tx, t->batch);
@@ -452,6 +489,8 @@ uint32_t egress_task_poll(struct egress_task *t)
 		got = sched_dequeue(&t->sched, descs, room, now);
 	if (unlikely(got && t->sched.remark_mask))
 		remark_out(t, descs, got);
+	if (unlikely(got && t->adapt.on))
+		depart_out(t, descs, got, now);
 	if (unlikely(got && t->max_frags > 1)) {
 		uint32_t slots = tx_chains(t, descs, got, &bytes);
 
@@ -498,8 +537,10 @@ int egress_task_reconfigure(struct egress_task *t, const struct qos_policy *pol)
 	while (take_handoffs(t, now))
 		;
 	err = sched_reconfigure(&t->sched, pol, t->port, now);
-	if (!err)
+	if (!err) {
 		egress_task_set_pfc(t, pol);
+		adaptive_configure(&t->adapt, pol, &t->sched, now);
+	}
 	return err;
 }
 

@@ -43,6 +43,12 @@
  * sched_class_stats (dscp_rewritten, pcp_rewritten, pcp_untagged,
  * dscp_not_ip, remark_invalid), written by this task only.
  *
+ * Adaptive egress (ports[].adaptive, adaptive.h): with it on, each pass
+ * first takes the path events the RX tasks of this port posted and lets
+ * the controller set the scheduler's port rate; the packets the
+ * scheduler hands out are recorded as departures before their TX
+ * descriptors are written. Off, it costs one test per pass.
+ *
  * Multi-buffer (egress_task_set_multibuf): a packet may be a chain of
  * frames (frame_chain.h). The task dequeues only as many packets as the
  * TX ring has room for at max_frags descriptors each, so a chain is always
@@ -66,6 +72,7 @@
 #define XDPLANE_EGRESS_H
 
 #include <stdbool.h>
+#include "adaptive.h"
 #include "classify.h"
 #include "bits.h"
 #include "counters.h"
@@ -182,6 +189,10 @@ struct egress_task {
 	struct pfc_tx pfc_tx[PFC_PRIOS]; /* by priority, across reloads */
 	struct pfc_rx pfc_rx;
 	struct egress_pfc_counters pfc;
+	/* adaptive egress (adaptive.h): the port shaper's rate follows the
+	 * path beyond the port, from the departures this task records and
+	 * the events the RX tasks of the port post */
+	struct port_adaptive adapt;
 	struct sched sched;
 };
 
@@ -215,6 +226,9 @@ int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 			  uint32_t owner, struct return_ring *ret);
 /* Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int egress_task_add_feedback(struct egress_task *t, struct feedback_ring *r);
+/* Path events (adaptive.h) from ring r too: one per RX task of the
+ * port. Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
+int egress_task_add_path(struct egress_task *t, struct pathmon_ring *r);
 /* Multi-buffer on (max_frags >= 2) or off (0 or 1). Thread: set-up only.
  * Syscalls: none. */
 void egress_task_set_multibuf(struct egress_task *t, uint32_t max_frags);

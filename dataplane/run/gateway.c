@@ -76,15 +76,27 @@ static struct policy_gen *policy_gen_new(const struct qos_policy *qos,
 	return g;
 }
 
-/* The check config_load.c defers for queues: auto. */
-static int check_umem_frames(const struct gateway *gw, char *errbuf,
-			     size_t errlen)
+/* The check config_load.c defers for queues: auto; umem.frames not
+ * written grows to what the queues need (a power of two). */
+static int check_umem_frames(struct gateway *gw, char *errbuf, size_t errlen)
 {
 	uint64_t need = 2ull * gw->p.queues *
 			(gw->p.fill_size + gw->p.tx_size + gw->p.handoff_size);
+	uint64_t frames = gw->p.umem_frames;
 
-	if ((uint64_t)gw->p.umem_frames >= need)
+	if (frames >= need)
 		return 0;
+	if (gw->p.umem_frames_auto) {
+		while (frames < need)
+			frames *= 2;
+		log_info("umem.frames: %llu (not set; the default %u is too "
+			 "small for %u queues: 2 * queues * (rings.fill + "
+			 "rings.tx + rings.handoff) = %llu)",
+			 (unsigned long long)frames, gw->p.umem_frames,
+			 gw->p.queues, (unsigned long long)need);
+		gw->p.umem_frames = (uint32_t)frames;
+		return 0;
+	}
 	snprintf(errbuf, errlen,
 		 "umem.frames %u is too small for %u queues: need at "
 		 "least 2 * queues * (rings.fill + rings.tx + "
@@ -133,7 +145,8 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 	gw->max_frags = 1;
 	if (gw_ports_open(gw, errbuf, errlen))
 		goto fail;
-	gw_ports_resolve_queues(gw);
+	if (gw_ports_resolve_queues(gw, errbuf, errlen))
+		goto fail;
 	gw->n_units = GW_PORTS * gw->p.queues;
 	if (check_umem_frames(gw, errbuf, errlen) ||
 	    gw_units_place(gw, errbuf, errlen))
@@ -142,7 +155,7 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 	gw->last_gen = 1;
 	if (!gw->live)
 		goto fail;
-	err = umem_area_init(&gw->umem, p->umem_frames, p->frame_size,
+	err = umem_area_init(&gw->umem, gw->p.umem_frames, p->frame_size,
 			     gw->n_units, gw->plc.mem_node, p->hugepages,
 			     gw->umem_msg, sizeof(gw->umem_msg));
 	if (gw->umem_msg[0])
@@ -155,8 +168,8 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 	for (int i = 0; i < GW_PORTS; i++) {
 		err = steer_attach(&gw->port[i].prog, gw->port[i].ifindex,
 				   gw->port[i].name, gw->port[1 - i].ifindex,
-				   p->xdp_mode, p->failure_mode, gw->multibuf,
-				   errbuf, errlen);
+				   p->xdp_mode, p->failure_mode, gw->p.queues,
+				   gw->multibuf, errbuf, errlen);
 		if (err)
 			goto fail;
 	}
@@ -177,6 +190,7 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 					: "");
 		goto fail;
 	}
+	gw_csum_setup(gw);
 	err = gw_units_setup_workers(gw);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot set up the workers: %s",

@@ -47,6 +47,7 @@
 #include <stdint.h>
 #include <linux/if_xdp.h>
 #include "../../xdp/steer_abi.h"
+#include "adaptive.h"
 #include "pkt_parse.h"
 #include "qos.h"
 #include "flowq.h"
@@ -57,16 +58,29 @@
 #define GW_MAX_QUEUES 64
 #define GW_MAX_CPUS 256
 
+/* ports[].checksum: complete TCP/UDP checksums left partial by a virtual
+ * link (pkt/l4_csum.h) on the frames received on a port. */
+enum gw_csum_mode {
+	GW_CSUM_AUTO = 0, /* complete when the port's device is virtual */
+	GW_CSUM_COMPLETE,
+	GW_CSUM_TRUST, /* leave every frame as it is */
+};
+
 struct gw_params {
 	char ifname[GW_PORTS][16];
 	uint32_t queues; /* 0: auto, the ports' channel count */
+	bool set_channels; /* set the NICs' channels to queues (ethtool -L) */
 	int xdp_mode; /* enum steer_mode_req */
 	int bind_mode; /* 0 auto, 1 zerocopy, 2 copy */
 	uint32_t failure_mode; /* enum steer_failure_mode */
 	uint32_t fill_size, comp_size, rx_size, tx_size, handoff_size;
 	uint32_t umem_frames, frame_size, frame_headroom;
+	bool umem_frames_auto; /* umem.frames not written: raised to what
+				* the queues need */
 	uint32_t mtu[GW_PORTS]; /* ports[].mtu: set on the interface at
 				 * open; 0: the interface's MTU as it is */
+	/* ports[].checksum: enum gw_csum_mode (gw_csum.c), fixed at open */
+	uint8_t checksum[GW_PORTS];
 	bool hugepages; /* back the UMEM with huge pages when reserved */
 	uint32_t busy_us, batch;
 	uint32_t shaper_spin_us; /* see worker.h */
@@ -212,6 +226,17 @@ int gateway_port_ifindex(const struct gateway *gw, int port);
  * Syscalls: write(2) to the eventfds of the workers concerned. */
 void gateway_port_set_down(struct gateway *gw, int port, bool down);
 
+/* RX queues without a socket: reads each port's channel count and the
+ * XDP program's nosock counters, updates the gauge queues_without_socket
+ * (the queues the NIC has beyond the gateway's, and any on which frames
+ * arrived without a socket since the previous call) and logs a warning
+ * when frames arrived on them: at once, then at most once a minute while
+ * it goes on. Returns the number of such queues over both ports (0:
+ * healthy). Call it periodically (the daemon's stats tick). Control
+ * thread. Syscalls: socket(2), ioctl(2) SIOCETHTOOL, close(2) per port;
+ * bpf(2) (map lookups); write(2) of log.h. */
+uint32_t gateway_watch_queues(struct gateway *gw, uint64_t now_ns);
+
 /* ---- units: tasks, rings, workers (gw_units.c) ---- */
 
 /* Worker (and its CPU, -1 if not pinned) that runs RX of (port, q).
@@ -244,13 +269,20 @@ int gateway_hint(struct gateway *gw, int port, unsigned int class_id,
 /* ---- statistics (gw_stats.c) ---- */
 
 /* A port: its queues' counters added up as gw_counters.def says, plus
- * the XDP verdicts. Control thread. Syscalls: getsockopt(2)
- * XDP_STATISTICS per queue, bpf(2) (the verdict map). */
+ * the XDP program's (verdicts, rx_no_socket) and the gauge
+ * queues_without_socket as of the last gateway_watch_queues(). Control
+ * thread. Syscalls: getsockopt(2) XDP_STATISTICS per queue, bpf(2) (the
+ * verdict and nosock maps). */
 void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s);
 /* One queue of a port (verdicts, which are per port, stay 0). Control
  * thread. Syscalls: getsockopt(2) XDP_STATISTICS. */
 void gateway_queue_stats(struct gateway *gw, int port, uint32_t q,
 			 struct gw_port_stats *s);
+/* The adaptive egress state of the egress task transmitting on queue q of
+ * port (adaptive.h; zeros when there is none). Control thread. Syscalls:
+ * none. */
+void gateway_adaptive(struct gateway *gw, int port, uint32_t q,
+		      struct adaptive_view *out);
 /* Counters of class `class_id` on egress port `port`, summed over its
  * queues (gauges summed too). Returns -1 if there is no such class.
  * Control thread, never during a reload. Syscalls: none. */
@@ -258,6 +290,18 @@ int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
 			struct gw_class_stats *s);
 /* Modes, geometry, placement. Control thread. Syscalls: none. */
 void gateway_info(const struct gateway *gw, struct gw_info *info);
+/* A worker's loop: passes (the heartbeat), and the time it spent in
+ * passes that moved something (busy) and in the others, spinning or
+ * asleep (idle). */
+struct gw_worker_stats {
+	int cpu; /* -1: not pinned */
+	uint64_t heartbeat;
+	uint64_t busy_ns, idle_ns;
+};
+/* Worker i < gw_info.n_workers: 0, or -1 (no such worker). Control
+ * thread. Syscalls: none. */
+int gateway_worker_stats(const struct gateway *gw, uint32_t i,
+			 struct gw_worker_stats *s);
 /* Workers whose loop has not turned for more than stall_ns (an idle
  * worker still turns once a second). Control thread only: it remembers
  * what it saw between calls. Syscalls: none. */

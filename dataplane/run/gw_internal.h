@@ -50,6 +50,14 @@ struct gw_port {
 	int lock_fd;
 	struct steer_prog prog;
 	struct xsk_queue q[GW_MAX_QUEUES];
+	/* RX queues without a socket (gateway_watch_queues(), control
+	 * thread): the channel count at the last look (0: unknown), the
+	 * nosock counters then, the gauge, the warning's rate limit */
+	uint32_t channels_now;
+	uint64_t nosock_seen[STEER_NOSOCK_SLOTS];
+	uint32_t queues_without_socket;
+	uint64_t nosock_warned; /* frames counted by the last warning */
+	uint64_t warn_ns; /* when it was logged; 0: never */
 };
 
 struct gateway {
@@ -79,6 +87,8 @@ struct gateway {
 	struct feedback_ring *fb; /* [u * queues + j]: rx[u] -> the egress
 				   * task j of rx[u]'s port */
 	struct feedback_ring *hint; /* unit u: control thread -> eg[u] */
+	struct pathmon_ring *path; /* [u * queues + j]: rx[u] -> the egress
+				    * task j of rx[u]'s port (adaptive) */
 	struct worker *w;
 	uint32_t n_workers;
 	struct plc_result plc; /* workers, unit -> worker, memory node */
@@ -122,9 +132,11 @@ void *gw_zalloc_aligned(size_t n, size_t size);
 void gw_sleep_ms(long ms);
 
 /* gw_ports.c: lock, check (MTU, frames per packet) and name the ports,
- * resolve queues: auto; the AF_XDP sockets of every (port, queue). */
+ * match queues with the NICs' channels (nic_channels.h: resolve auto,
+ * set the channels or refuse); the AF_XDP sockets of every (port,
+ * queue). */
 int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen);
-void gw_ports_resolve_queues(struct gateway *gw);
+int gw_ports_resolve_queues(struct gateway *gw, char *errbuf, size_t errlen);
 int gw_sockets_open(struct gateway *gw, char *errbuf, size_t errlen);
 void gw_sockets_close(struct gateway *gw);
 void gw_ports_log_frames(const struct gateway *gw);
@@ -137,5 +149,10 @@ int gw_units_setup(struct gateway *gw);
 int gw_units_setup_workers(struct gateway *gw);
 void gw_units_census(struct gateway *gw, struct gw_census *out);
 void gw_units_fini(struct gateway *gw);
+
+/* gw_csum.c: ports[].checksum resolved per port (auto: is the device
+ * virtual?), logged, and set on the port's RX tasks. After
+ * gw_units_setup(). */
+void gw_csum_setup(struct gateway *gw);
 
 #endif

@@ -45,6 +45,7 @@ static uint64_t flowq_sum(const struct egress_task *eg, size_t offset)
 #define SRC_RX(m) ctr_read(&c->rx->m)
 #define SRC_TX(m) ctr_read(&c->tx->ctr.m)
 #define SRC_TXPFC(m) ctr_read(&c->tx->pfc.m)
+#define SRC_ADAPT(m) ctr_read(&c->tx->adapt.ctr.m)
 #define SRC_PAUSE(m) ctr_read(&c->tx->pfc_rx.ctr.m)
 #define SRC_SND(m) ctr_read(&c->snd->pfc.m)
 #define SRC_SOCKET(m) c->xsk.m
@@ -100,11 +101,18 @@ static void add_queue(struct gateway *gw, int port, uint32_t q,
 
 void gateway_port_stats(struct gateway *gw, int port, struct gw_port_stats *s)
 {
+	uint64_t nosock[STEER_NOSOCK_SLOTS];
+
 	memset(s, 0, sizeof(*s));
 	for (uint32_t q = 0; gw->rx && q < gw->p.queues; q++)
 		add_queue(gw, port, q, s);
 	/* the PORT rows */
 	steer_read_verdicts(&gw->port[port].prog, s->verdicts);
+	if (!steer_read_nosock(&gw->port[port].prog, nosock))
+		for (uint32_t k = 0; k < STEER_NOSOCK_SLOTS; k++)
+			s->rx_no_socket += nosock[k];
+	/* as of the last gateway_watch_queues() */
+	s->queues_without_socket = gw->port[port].queues_without_socket;
 }
 
 void gateway_queue_stats(struct gateway *gw, int port, uint32_t q,
@@ -113,6 +121,14 @@ void gateway_queue_stats(struct gateway *gw, int port, uint32_t q,
 	memset(s, 0, sizeof(*s));
 	if (gw->rx && q < gw->p.queues)
 		add_queue(gw, port, q, s);
+}
+
+void gateway_adaptive(struct gateway *gw, int port, uint32_t q,
+		      struct adaptive_view *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (gw->eg && q < gw->p.queues)
+		adaptive_read(&gw->eg[gw_unit_tx(gw, port, q)].adapt, out);
 }
 
 int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
@@ -150,6 +166,19 @@ void gateway_info(const struct gateway *gw, struct gw_info *info)
 	info->control_cpu = gw->plc.control_cpu;
 	info->placement = gw->plc.why;
 	info->umem = gw->umem_msg;
+}
+
+int gateway_worker_stats(const struct gateway *gw, uint32_t i,
+			 struct gw_worker_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!gw->w || i >= gw->n_workers)
+		return -1;
+	s->cpu = gw->w[i].cpu;
+	s->heartbeat = ctr_read(&gw->w[i].heartbeat);
+	s->busy_ns = ctr_read(&gw->w[i].busy_ns);
+	s->idle_ns = ctr_read(&gw->w[i].idle_ns);
+	return 0;
 }
 
 uint32_t gateway_stalled_workers(struct gateway *gw, uint64_t now_ns,

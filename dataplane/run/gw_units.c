@@ -125,6 +125,36 @@ static int setup_dcqcn_paths(struct gateway *gw, uint32_t per_part)
 	return err;
 }
 
+/* Adaptive egress (adaptive.h): a path event ring from each RX task to
+ * every egress task transmitting on its port. Set up whatever the policy
+ * (a reload may turn it on); smaller rings when there are many queues. */
+static int setup_path_rings(struct gateway *gw)
+{
+	uint32_t n = gw->n_units, nq = gw->p.queues;
+	uint32_t size = nq <= 8 ? 1024 : 256;
+	int err = 0;
+
+	gw->path = gw_zalloc_aligned((size_t)n * nq, sizeof(*gw->path));
+	if (!gw->path)
+		return -ENOMEM;
+	for (uint32_t u = 0; u < n && !err; u++) {
+		uint32_t port = gw_unit_port(gw, u);
+
+		for (uint32_t j = 0; j < nq && !err; j++) {
+			struct pathmon_ring *r = &gw->path[u * nq + j];
+
+			if (pathmon_ring_init(r, size))
+				return -ENOMEM;
+			err = rx_task_add_path(&gw->rx[u], r, (int)port);
+			if (!err)
+				err = egress_task_add_path(
+					&gw->eg[gw_unit_tx(gw, port, j)], r);
+		}
+		rx_task_set_dcqcn(&gw->rx[u], &gw->live->qos);
+	}
+	return err;
+}
+
 int gw_units_setup(struct gateway *gw)
 {
 	uint32_t n = gw->n_units, per_part = umem_frames_per_part(&gw->umem);
@@ -166,6 +196,8 @@ int gw_units_setup(struct gateway *gw)
 		sched_set_frame_base(&gw->eg[u].sched, gw->umem.base);
 	}
 	err = setup_dcqcn_paths(gw, per_part);
+	if (!err)
+		err = setup_path_rings(gw);
 	if (err)
 		return err;
 	for (uint32_t u = 0; u < n; u++)
@@ -268,7 +300,10 @@ void gw_units_fini(struct gateway *gw)
 			feedback_ring_fini(&gw->hint[u]);
 		for (uint32_t j = 0; gw->fb && j < gw->p.queues; j++)
 			feedback_ring_fini(&gw->fb[u * gw->p.queues + j]);
+		for (uint32_t j = 0; gw->path && j < gw->p.queues; j++)
+			pathmon_ring_fini(&gw->path[u * gw->p.queues + j]);
 	}
+	free(gw->path);
 	free(gw->np_ho);
 	free(gw->np_ret);
 	free(gw->fb);

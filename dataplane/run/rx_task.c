@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/if_xdp.h>
+#include "l4_csum.h"
+#include "mono_clock.h"
 #include "pfc.h"
 #include "roce.h"
 #include "rx_task.h"
@@ -23,6 +25,7 @@ int rx_task_init(struct rx_task *t, struct xsk_queue *xq,
 	t->out = out;
 	t->batch = MIN(batch, RX_MAX_BATCH);
 	t->max_len = max_len;
+	t->path_port = -1;
 	rx_task_set_multibuf(t, 0);
 	return frame_pool_init(&t->pool, umem, part);
 }
@@ -97,6 +100,35 @@ void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol)
 	t->dcqcn = any;
 	t->absorb_cnps = any && pol->dcqcn.cnp_action == QOS_CNP_ABSORB;
 	t->pfc = pol->pfc.enabled;
+	t->path_on = t->path_port >= 0 && t->n_path &&
+		     pol->port[t->path_port].adaptive.on &&
+		     pol->port[t->path_port].rate_bps;
+}
+
+int rx_task_add_path(struct rx_task *t, struct pathmon_ring *r, int port)
+{
+	if (t->n_path == RX_MAX_FEEDBACK || (t->n_path && port != t->path_port))
+		return -ENOSPC;
+	t->path[t->n_path++] = r;
+	t->path_port = port;
+	return 0;
+}
+
+/* Adaptive egress: a returning TCP ACK, RoCE ACK/NAK or CNP goes to the
+ * path monitor of every egress task of this port (pathmon_ring.h). */
+static __attribute__((noinline)) void post_path(struct rx_task *t,
+						const uint8_t *frame,
+						uint32_t head,
+						const struct pkt_meta *m)
+{
+	struct pathmon_ack ev;
+
+	if (!pathmon_ack_of(frame, head, m, t->now_ns, &ev))
+		return;
+	ctr_add(&t->ctr.path_events, 1);
+	for (uint32_t i = 0; i < t->n_path; i++)
+		if (!pathmon_ring_enqueue(t->path[i], &ev, 1))
+			ctr_add(&t->ctr.path_events_lost, 1);
 }
 
 /* A MAC control frame (EtherType 0x8808) is link-local: never forwarded.
@@ -153,6 +185,39 @@ static bool post_feedback(struct rx_task *t, const struct pkt_meta *m)
 	return false;
 }
 
+/* ports[].checksum: complete a TCP/UDP checksum the sender left partial
+ * (l4_csum.h), in place: the frame is one of this task's UMEM frames,
+ * writable (const is the parse path's promise, not the buffer's). head <
+ * len: the first frame of the chain being assembled (t->chain.c), whose
+ * other frames the sum covers too. */
+static __attribute__((noinline)) void rx_csum(struct rx_task *t,
+					      const uint8_t *frame,
+					      uint32_t head, uint32_t len,
+					      const struct pkt_meta *m)
+{
+	struct l4_csum_seg seg[FRAME_CHAIN_MAX];
+	const struct frame_chain *c = &t->chain.c;
+	uint32_t n = 1;
+	int r;
+
+	seg[0].data = (uint8_t *)frame;
+	seg[0].len = head;
+	if (head != len) {
+		n = MIN(c->n, FRAME_CHAIN_MAX);
+		for (uint32_t i = 1; i < n; i++) {
+			seg[i].data = (uint8_t *)t->umem->base + c->addr[i];
+			seg[i].len = c->len[i];
+		}
+	}
+	r = l4_csum_fix_segs(seg, n, m);
+	if (r == L4_CSUM_COMPLETED)
+		ctr_add(&t->ctr.csum_completed, 1);
+	else if (r == L4_CSUM_BAD)
+		ctr_add(&t->ctr.csum_bad, 1);
+	else if (r == L4_CSUM_NOT_COMPLETED)
+		ctr_add(&t->ctr.csum_not_completed, 1);
+}
+
 /* Parse and classify one frame: its frame_desc meta, -1 to drop it as
  * malformed, -2 when it was absorbed (a CNP the gateway consumed, or a
  * MAC control frame: rx_mac_control). */
@@ -169,10 +234,14 @@ static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
 	bad = likely(head == len) ? pkt_parse(frame, len, &m)
 				  : pkt_parse_head(frame, head, len, &m);
 	if (likely(!bad)) {
+		if (unlikely(t->path_on) && (m.flags & PKT_F_PORTS))
+			post_path(t, frame, head, &m);
 		if (unlikely(t->dcqcn && (m.flags & PKT_F_BTH) &&
 			     m.l3 != PKT_L3_NONE) &&
 		    post_feedback(t, &m))
 			return -2;
+		if (t->csum && (m.flags & PKT_F_PORTS))
+			rx_csum(t, frame, head, len, &m);
 		return sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
 				       m.l3_off) |
 		       sched_meta_l4(m.l3_off, m.l4_off,
@@ -294,6 +363,8 @@ uint32_t rx_task_poll(struct rx_task *t)
 
 	work = take_returns(t);
 	work += rx_task_refill(t);
+	if (unlikely(t->path_on))
+		t->now_ns = mono_ns(); /* path events: once per pass */
 
 	n = xsk_ring_cons__peek(&t->xq->rx, t->batch, &idx);
 	if (!n) {

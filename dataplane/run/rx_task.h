@@ -28,6 +28,19 @@
  * every frame back in the pool, counted by reason. With multi-buffer off
  * the only cost is the test of the descriptor's options.
  *
+ * Adaptive egress (adaptive.h): with ports[].adaptive on for this task's
+ * port, each TCP segment with ACK, RoCE RC ACK/NAK and CNP received is
+ * turned into a path event (pathmon_ack_of: 72 bytes, no frame) posted to
+ * every egress task of this port, before it is forwarded like any frame;
+ * a full ring loses the event, counted (path_events_lost).
+ *
+ * Checksums (csum, ports[].checksum): each well-formed TCP/UDP frame
+ * (a chain too, over all its frames) goes through l4_csum_fix_segs()
+ * before it is handed over: a checksum left partial by the sender's
+ * virtual NIC is completed in place; the results are counted
+ * (csum_completed, csum_bad, csum_not_completed). Off: one test of a
+ * bool per frame.
+ *
  * PFC (pfc.h): a MAC control frame (EtherType 0x8808) is never forwarded.
  * A valid 802.1Qbb PFC frame is counted (pfc_frames) and, with pfc.enabled,
  * posted as an FB_PFC event to every egress task of this port, the same
@@ -64,6 +77,7 @@
 #include "feedback.h"
 #include "frame.h"
 #include "frame_chain.h"
+#include "pathmon_ring.h"
 #include "pkt_parse.h"
 #include "umem.h"
 #include "xsk_queue.h"
@@ -83,6 +97,10 @@ struct rx_counters {
 	ctr_t drop_chain_head; /* first frame < FRAME_CHAIN_HEAD_MIN */
 	ctr_t drop_chain_room; /* no headroom for the chain record */
 	ctr_t drop_malformed; /* malformed, and the policy says drop */
+	ctr_t csum_completed; /* partial TCP/UDP checksums completed */
+	ctr_t csum_bad; /* ...neither valid nor partial: left as they are */
+	ctr_t csum_not_completed; /* ...partial, but not completable here
+				   * (fragment, IPv6 routing header) */
 	ctr_t fill_wakeups; /* recvfrom() to wake the driver for fill */
 	ctr_t cnps_seen; /* RoCEv2 CNPs received (DCQCN on) */
 	ctr_t cnps_absorbed; /* ...of which dropped here (cnp: absorb) */
@@ -91,6 +109,9 @@ struct rx_counters {
 	ctr_t pfc_frames; /* 802.1Qbb PFC frames received (never forwarded) */
 	ctr_t mac_control_drops; /* other or malformed MAC control frames
 				  * (EtherType 0x8808): dropped, counted */
+	ctr_t path_events; /* TCP ACKs, RoCE ACKs, CNPs posted to the path
+			    * monitors (adaptive on) */
+	ctr_t path_events_lost; /* ...lost: a monitor's ring was full */
 	ctr_t malformed[PKT_MALFORMED_MAX]; /* by parser reason; [0] unused */
 } __cacheline_aligned;
 
@@ -108,6 +129,10 @@ struct rx_task {
 	bool in_chain; /* inside a multi-buffer packet (assembling or
 			* dropping it) */
 	struct chain_asm chain; /* the packet being assembled */
+	/* ports[].checksum resolved to "complete" for this task's port
+	 * (gw_csum.c): partial TCP/UDP checksums are completed (l4_csum.h).
+	 * Set-up only. */
+	bool csum;
 	/* DCQCN (policy.h: set with the classifier at each generation):
 	 * CNPs and ACKs become events for the egress tasks of this port */
 	bool dcqcn;
@@ -115,6 +140,14 @@ struct rx_task {
 	bool pfc; /* pfc.enabled: PFC frames become FB_PFC events */
 	struct feedback_ring *fb[RX_MAX_FEEDBACK];
 	uint32_t n_fb;
+	/* adaptive egress (policy: ports[path_port].adaptive.on): the
+	 * returning events go to the path monitor of every egress task of
+	 * this port; the clock is read once per pass for them */
+	bool path_on;
+	int path_port; /* the port this task receives on; -1: no rings */
+	struct pathmon_ring *path[RX_MAX_FEEDBACK];
+	uint32_t n_path;
+	uint64_t now_ns;
 	struct rx_counters ctr;
 };
 
@@ -131,7 +164,11 @@ int rx_task_add_return(struct rx_task *t, struct return_ring *r);
 /* Post DCQCN feedback (CNPs, ACKs received here) to this ring too.
  * Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int rx_task_add_feedback(struct rx_task *t, struct feedback_ring *r);
-/* The policy generation's DCQCN switches. Thread: the worker, at a switch
+/* Path events (adaptive egress) to ring r too, this task receiving on
+ * port `port` (the same for every ring). Thread: set-up. Syscalls: none.
+ * 0 or -ENOSPC. */
+int rx_task_add_path(struct rx_task *t, struct pathmon_ring *r, int port);
+/* The policy generation's DCQCN, PFC and adaptive switches. Thread: the worker, at a switch
  * (worker_switch), or set-up. Syscalls: none. */
 void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol);
 

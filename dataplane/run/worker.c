@@ -178,7 +178,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t busy_ns = (uint64_t)w->busy_us * 1000, idle_since = 0;
-	uint64_t now;
+	uint64_t now, last = mono_ns();
 	uint32_t work;
 
 	urcu_qsbr_register_thread();
@@ -188,15 +188,19 @@ static void *worker_main(void *arg)
 		take_policy(w);
 		work = run_tasks(w);
 		urcu_qsbr_quiescent_state();
+		/* one clock read per pass (the idle passes read it anyway):
+		 * the pass's time is busy if it moved something, else idle */
+		now = mono_ns();
+		ctr_add(work ? &w->busy_ns : &w->idle_ns, now - last);
+		last = now;
 		if (work) {
 			idle_since = 0;
 			continue;
 		}
 		if (!idle_since) {
-			idle_since = mono_ns();
+			idle_since = now;
 			continue;
 		}
-		now = mono_ns();
 		if (now - idle_since < busy_ns) {
 			cpu_relax();
 			continue;
@@ -204,6 +208,8 @@ static void *worker_main(void *arg)
 		urcu_qsbr_thread_offline();
 		sleep_until_work(w, now);
 		urcu_qsbr_thread_online();
+		last = mono_ns(); /* the sleep was idle time */
+		ctr_add(&w->idle_ns, last - now);
 		idle_since = 0;
 	}
 	drain(w);

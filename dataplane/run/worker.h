@@ -97,6 +97,10 @@ struct worker {
 	_Atomic int refused_err; /* why: the egress task's -errno */
 	ctr_t reload_errors; /* generations this worker refused */
 	ctr_t heartbeat; /* loop passes; an idle worker still wakes each second */
+	/* CLOCK_MONOTONIC ns spent in passes that moved something (busy)
+	 * and in passes that did not, spinning or asleep (idle): a polling
+	 * worker's CPU time is always 100 %, its busy share is this */
+	ctr_t busy_ns, idle_ns;
 	struct rx_task *rx[WORKER_MAX_TASKS];
 	uint32_t n_rx;
 	struct egress_task *eg[WORKER_MAX_TASKS];

@@ -150,4 +150,24 @@ static inline void tb_carry(struct tbucket *nb, const struct tbucket *ob,
 	nb->last_ns = t.last_ns > nb->last_ns ? t.last_ns : nb->last_ns;
 }
 
+/* A new rate for a running bucket (the burst unchanged): refilled at the
+ * old rate up to now_ns, its tokens (or debt) kept, then refilling at the
+ * new rate. rate_bps: 1 .. TB_MAX_RATE, else -EINVAL and the bucket is
+ * unchanged. Not for the per-packet path (tb_init's divisions). */
+static inline int tb_set_rate(struct tbucket *tb, uint64_t rate_bps,
+			      uint64_t now_ns)
+{
+	struct tbucket nb;
+	int err;
+
+	tb_refill(tb, now_ns);
+	err = tb_init(&nb, rate_bps, (uint32_t)(tb->burst >> TB_FRAC),
+		      tb->last_ns);
+	if (err)
+		return err;
+	nb.tokens = tb->tokens;
+	*tb = nb;
+	return 0;
+}
+
 #endif

@@ -258,6 +258,13 @@ struct sched {
 	ctr_t reload_requeued; /* frames moved to the default class by one */
 	struct sched_class cl[QOS_MAX_CLASSES];
 	struct sched_class_stats st[QOS_MAX_CLASSES];
+	/* cold: the port shaper's rate now (sched_set_port_rate; the
+	 * policy's rate after init or a reload) and, per slot, the shares of
+	 * it a class's ceiling and minimum were given as (parts of 65536; 0:
+	 * an absolute rate or none): they follow the port's rate */
+	uint64_t port_bps;
+	uint32_t ceil_share[QOS_MAX_CLASSES];
+	uint32_t min_share[QOS_MAX_CLASSES];
 	/* cold: reload support */
 	uint32_t cap; /* entries per ring when reloadable, else 0 */
 	struct sched_entry *rings[QOS_MAX_CLASSES]; /* every ring in mem */
@@ -303,6 +310,23 @@ int sched_check_policy(const struct qos_policy *pol, int port);
 int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 		      uint64_t now_ns);
 void sched_fini(struct sched *s);
+
+/*
+ * A new rate for the port shaper of a shaped port (the adaptive egress
+ * controller, run/adaptive.h): the port bucket refills at rate_bps from
+ * now_ns on (tokens or debt kept, burst unchanged), and the ceilings and
+ * minimums given as a share of the port's rate follow it (absolute ones
+ * stay). Until the next call or reload; a reload (sched_reconfigure)
+ * starts again from the policy's rate. By the owner thread, between two
+ * calls of the hot path; not per packet (divisions). Returns 0, -EINVAL
+ * (rate 0 or above TB_MAX_RATE; nothing changed) or -ENOENT (the port is
+ * not shaped).
+ */
+int sched_set_port_rate(struct sched *s, uint64_t rate_bps, uint64_t now_ns);
+static inline uint64_t sched_port_rate(const struct sched *s)
+{
+	return s->port_bps;
+}
 void sched_seed(struct sched *s, uint64_t seed);
 
 /* Queue a frame: d->meta packed as above, frame = its first byte (may be

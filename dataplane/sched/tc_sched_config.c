@@ -166,6 +166,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 		if (err)
 			return err;
 		s->port_shaped = true;
+		s->port_bps = pp->rate_bps;
 	}
 
 	/* slots: class ids stable-sorted by level */
@@ -212,6 +213,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 		if (!err && ceil) {
 			err = tb_init(&c->ceil, ceil, qc->ceil_burst, now_ns);
 			s->ceil_mask |= 1u << i;
+			s->ceil_share[i] = qc->ceil_bps ? 0 : qc->ceil_share;
 		}
 		if (!err)
 			err = class_rate(qc->min_bps, qc->min_share,
@@ -219,6 +221,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 		if (!err && min) {
 			err = tb_init(&c->min, min, qc->min_burst, now_ns);
 			s->min_mask |= 1u << i;
+			s->min_share[i] = qc->min_bps ? 0 : qc->min_share;
 		}
 		if (!err && qc->dcqcn && !(sched_dcqcn_line_bps(pol, port) > 0))
 			err = -EINVAL;
@@ -549,9 +552,36 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 	memcpy(s->level_mask, n->level_mask, sizeof(s->level_mask));
 	memcpy(s->name, n->name, sizeof(s->name));
 	s->port = n->port;
+	s->port_bps = n->port_bps;
+	memcpy(s->ceil_share, n->ceil_share, sizeof(s->ceil_share));
+	memcpy(s->min_share, n->min_share, sizeof(s->min_share));
 	memcpy(s->cl, n->cl, sizeof(s->cl));
 	ctr_add(&s->reloads, 1);
 	sched_check(s, true);
+	return 0;
+}
+
+int sched_set_port_rate(struct sched *s, uint64_t rate_bps, uint64_t now_ns)
+{
+	uint64_t r;
+	int err;
+
+	if (!s->port_shaped)
+		return -ENOENT;
+	if (!rate_bps || rate_bps > TB_MAX_RATE)
+		return -EINVAL;
+	err = tb_set_rate(&s->port, rate_bps, now_ns);
+	if (err)
+		return err;
+	s->port_bps = rate_bps;
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		if (s->ceil_share[i] &&
+		    !class_rate(0, s->ceil_share[i], rate_bps, &r) && r)
+			tb_set_rate(&s->cl[i].ceil, r, now_ns);
+		if (s->min_share[i] &&
+		    !class_rate(0, s->min_share[i], rate_bps, &r) && r)
+			tb_set_rate(&s->cl[i].min, r, now_ns);
+	}
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The samples in the manual pages against the current build, on the veth
-# testbed with the real daemon (DCQCN on, RoCE traffic through it so that
-# `flows` has rows):
+# testbed with the real daemon (DCQCN and adaptive egress on, RoCE traffic
+# through it so that `flows` has rows and gw1's controller decisions):
 #
 # - xdplanectl(8): each block marked `.\" sample:` lists commands
 #   (`$ xdplanectl ...`) and what they print. Each command is run (with -s
@@ -19,7 +19,8 @@
 #   keys, same values (but "...", which stands for any text).
 # - xdplane.yaml(5): the block marked `.\" sample-config` is a valid
 #   configuration (xdplane --check --no-system-check).
-# - xdplanectl(8): its ExecReload= example is config/xdplane.service's.
+# - xdplanectl(8): its ExecReload= example is xdplane.service's as the
+#   package installs it (config/systemd/xdplane.service.in, prefix /usr).
 # - xdplane(8), FRAME SIZE: the lines of the block marked `.\" sample-log`
 #   are in the start-up log of a daemon with ports[0].mtu 9000 (the hosts'
 #   veths at MTU 9000 with frags programs, the gateway's at 1500).
@@ -50,10 +51,12 @@ PY
 tb_pass "xdplane.yaml(5): the example configuration passes --check"
 
 # --- xdplanectl(8): the ExecReload= example is the shipped unit's ---
-unit=$(grep '^ExecReload=' "$XDPLANE_SOURCE/config/xdplane.service")
+unit=$(sed -n 's|@XDPLANE_BINDIR@|/usr/bin|; s|@XDPLANE_UNIT_CTL_ARGS@||; /^ExecReload=/p' \
+	"$XDPLANE_SOURCE/config/systemd/xdplane.service.in")
+[ -n "$unit" ] || tb_fail "no ExecReload= in config/systemd/xdplane.service.in"
 grep -qxF -- "$unit" "$MAN/xdplanectl.8" ||
-	tb_fail "xdplanectl(8) EXAMPLES: no line '$unit' (config/xdplane.service)"
-tb_pass "xdplanectl(8): $unit as in config/xdplane.service"
+	tb_fail "xdplanectl(8) EXAMPLES: no line '$unit' (config/systemd/xdplane.service.in)"
+tb_pass "xdplanectl(8): $unit as in config/systemd/xdplane.service.in"
 
 # --- the daemon, DCQCN on, a RoCE flow through it ---
 tb_build --mtu 9000 --gw-mtu 1500
@@ -65,8 +68,10 @@ cat >"$CFG" <<YAML
 ports:
   - interface: gw0
     rate: 1Gbit
+    adaptive: {mode: on}
   - interface: gw1
     rate: 1Gbit
+    adaptive: {mode: on}
 control: {socket: "$SOCK", metrics_listen: ""}
 dcqcn:
   profile: paper
@@ -99,6 +104,22 @@ for _ in $(seq 50); do
 	[ "$("$CTL" -s "$SOCK" flows | wc -l)" -ge 2 ] && break
 	sleep 0.1
 done
+# adaptive egress is on (both ports): the RoCE flow's returning ACKs give
+# gw1's controller samples; wait for its first decision, so that status
+# shows its last decisions and --json watch their keys (gw0 carries only
+# ACKs and CNPs: no samples, no decisions)
+decided() {
+	"$CTL" -s "$SOCK" --json status | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+sys.exit(0 if any(q["decisions"] for p in r["ports"] if p["name"] == "gw1"
+                  for q in p["adaptive"]["queues"]) else 1)'
+}
+for _ in $(seq 50); do
+	decided && break
+	sleep 0.1
+done
+decided || tb_fail "adaptive: no decision of gw1's controller in 5 s of RoCE traffic"
 
 # --- xdplanectl(8): run every sample's commands, compare ---
 python3 - "$MAN/xdplanectl.8" "$CTL" "$SOCK" "$CFG" "$TB_DIR" <<'PY' || tb_fail "xdplanectl(8) samples differ from the program's output"

@@ -9,7 +9,7 @@
 #    the daemon's file descriptors return to where they were.
 set -euo pipefail
 source "$(dirname "$0")/../lib/testbed.sh"
-command -v promtool >/dev/null || tb_fail "promtool missing (Debian package prometheus; .ci/deps installs it)"
+command -v promtool >/dev/null || tb_fail "promtool missing (.ci/deps fetches it into /usr/local/bin from the Debian package prometheus)"
 tb_init
 tb_build
 CTL="$XDPLANE_BUILD/control/xdplanectl"

@@ -93,14 +93,19 @@ static const struct bad_case bad_cases[] = {
 	{"frames_not_pow2", PORTS "umem:\n  frames: 30000\n", "t.yaml:5:11: ",
 	 "umem.frames: must be a power of two from 64 to 2147483648 frames "
 	 "(got 30000); try 16384 or 32768"},
-	{"frames_too_few", PORTS "umem:\n  frames: 16384\n", "t.yaml:5:11: ",
+	{"frames_too_few", PORTS "queues: 1\numem:\n  frames: 16384\n",
+	 "t.yaml:6:11: ",
 	 "umem.frames: need at least 2 * queues 1 * (rings.fill 4096 + "
 	 "rings.tx 2048 + rings.handoff 4096) = 20480 (got 16384); "
 	 "set umem.frames to 32768"},
-	{"frames_default_too_few", PORTS "queues: 2\n", "t.yaml:4:9: ",
+	/* written: checked at load; not written, it grows at start */
+	{"frames_written_too_few", PORTS "queues: 2\numem: {frames: 32768}\n",
+	 "t.yaml:5:16: ",
 	 "umem.frames: need at least 2 * queues 2 * (rings.fill 4096 + "
 	 "rings.tx 2048 + rings.handoff 4096) = 40960 (got 32768); "
 	 "set umem.frames to 65536"},
+	{"queues_set_channels_word", PORTS "queues_set_channels: yes\n",
+	 "t.yaml:4:22: ", "queues_set_channels: "},
 	{"busy_us", PORTS "poll:\n  busy_us: 10001\n", "t.yaml:5:12: ",
 	 "poll.busy_us: must be between 0 and 10000 microseconds (got 10001)"},
 	{"batch_zero", PORTS "poll:\n  batch: 0\n", "t.yaml:5:10: ",
@@ -144,6 +149,11 @@ static const struct bad_case bad_cases[] = {
 	{"port_mtu_type",
 	 "ports:\n  - interface: eth1\n  - {interface: eth2, mtu: big}\n",
 	 "t.yaml:3:", "mtu"},
+	{"port_checksum_word",
+	 "ports:\n  - {interface: eth1, checksum: yes}\n  - interface: eth2\n",
+	 "t.yaml:2:33: ",
+	 "ports[0].checksum: expected one of auto, complete, trust (got "
+	 "'yes')"},
 	{"type_scalar_entries", "ports: [a, b]\n", "t.yaml:1:9: ",
 	 "ports[0]: expected a mapping with the keys interface, mtu, rate, "
 	 "burst"},
@@ -300,6 +310,24 @@ static void test_queues_auto(void **state)
 	cfg = load_ok(PORTS "queues: 1\n");
 	assert_int_equal(cfg->queues, 1);
 	config_free(cfg);
+
+	/* the default is auto; umem.frames not written grows at start, so
+	 * a number of queues the default frames cannot hold loads */
+	cfg = load_ok(PORTS);
+	assert_int_equal(cfg->queues, CONFIG_QUEUES_AUTO);
+	assert_true(cfg->umem.frames_auto);
+	config_free(cfg);
+	cfg = load_ok(PORTS "queues: 4\nqueues_set_channels: true\n");
+	assert_int_equal(cfg->queues, 4);
+	assert_true(cfg->queues_set_channels);
+	assert_true(cfg->umem.frames_auto);
+	assert_int_equal(cfg->umem.frames, 32768);
+	config_free(cfg);
+	cfg = load_ok(PORTS "queues_set_channels: true\numem: {frames: 64}\n");
+	assert_int_equal(cfg->queues, CONFIG_QUEUES_AUTO);
+	assert_true(cfg->queues_set_channels);
+	assert_false(cfg->umem.frames_auto);
+	config_free(cfg);
 }
 
 /* The edges of the rules are accepted. */
@@ -399,6 +427,11 @@ static void assert_shipped_qos(const struct qos_policy *q)
 		assert_int_equal(q->port[i].rate_bps, 100000000000ull);
 		assert_int_equal(q->port[i].burst, 2500000);
 		assert_int_equal(q->port[i].overhead, 24);
+		/* adaptive egress on, its other keys the defaults */
+		assert_true(q->port[i].adaptive.on);
+		assert_int_equal(q->port[i].adaptive.target_ns, 500000);
+		assert_int_equal(q->port[i].adaptive.floor_bps, 10000000000ull);
+		assert_true(q->port[i].adaptive.probe_gain == 0.1);
 	}
 	assert_int_equal(q->n_classes, 4);
 	for (int i = 0; i < 4; i++) {
@@ -562,6 +595,37 @@ static void test_minimal(void **state)
 	config_free(cfg);
 }
 
+/* ports[].checksum: auto by default, complete and trust kept, dumped
+ * only when not auto (as mtu), round trip. */
+static void test_port_checksum(void **state)
+{
+	struct xdplane_config *cfg = load_ok(PORTS), *back;
+	char *text;
+
+	(void)state;
+	assert_int_equal(cfg->ports[0].checksum, PORT_CSUM_AUTO);
+	assert_int_equal(cfg->ports[1].checksum, PORT_CSUM_AUTO);
+	back = dump_and_reload(cfg, &text);
+	assert_null(strstr(text, "checksum"));
+	free(text);
+	config_free(back);
+	config_free(cfg);
+	cfg = load_ok("ports:\n  - {interface: eth1, checksum: complete}\n"
+		      "  - {interface: eth2, checksum: trust}\n");
+	assert_int_equal(cfg->ports[0].checksum, PORT_CSUM_COMPLETE);
+	assert_int_equal(cfg->ports[1].checksum, PORT_CSUM_TRUST);
+	back = dump_and_reload(cfg, &text);
+	assert_non_null(strstr(text, "    checksum: complete\n"));
+	assert_non_null(strstr(text, "    checksum: trust\n"));
+	assert_int_equal(back->ports[0].checksum, PORT_CSUM_COMPLETE);
+	assert_int_equal(back->ports[1].checksum, PORT_CSUM_TRUST);
+	free(text);
+	config_free(back);
+	config_free(cfg);
+	assert_string_equal(port_checksum_name(PORT_CSUM_AUTO), "auto");
+	assert_string_equal(port_checksum_name(PORT_CSUM_TRUST), "trust");
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -605,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_dcqcn),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_port_checksum),
 		cmocka_unit_test(test_names),
 	};
 	return run_config_tests(fixed, sizeof(fixed) / sizeof(fixed[0]),

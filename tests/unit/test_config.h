@@ -153,6 +153,7 @@ TC_UNUSED static void assert_daemon_defaults(const struct xdplane_config *cfg)
 {
 	assert_string_equal(cfg->control.socket, "/run/xdplane/control.sock");
 	assert_string_equal(cfg->control.socket_group, "");
+	assert_string_equal(cfg->control.readonly_group, "");
 	assert_string_equal(cfg->control.metrics_listen, "127.0.0.1:9470");
 	assert_listen4(&cfg->control, "127.0.0.1", 9470);
 	assert_int_equal(cfg->control.stats_interval_ms, 1000);
@@ -163,7 +164,8 @@ TC_UNUSED static void assert_daemon_defaults(const struct xdplane_config *cfg)
 
 TC_UNUSED static void assert_defaults(const struct xdplane_config *cfg)
 {
-	assert_int_equal(cfg->queues, 1);
+	assert_int_equal(cfg->queues, CONFIG_QUEUES_AUTO);
+	assert_false(cfg->queues_set_channels);
 	assert_int_equal(cfg->xdp_mode, XDP_ATTACH_AUTO);
 	assert_int_equal(cfg->bind_mode, XSK_BIND_AUTO);
 	assert_int_equal(cfg->failure_mode, FAILURE_OPEN);
@@ -173,6 +175,7 @@ TC_UNUSED static void assert_defaults(const struct xdplane_config *cfg)
 	assert_int_equal(cfg->rings.tx, 2048);
 	assert_int_equal(cfg->rings.handoff, 4096);
 	assert_int_equal(cfg->umem.frames, 32768);
+	assert_true(cfg->umem.frames_auto);
 	assert_int_equal(cfg->umem.frame_size, 4096);
 	assert_int_equal(cfg->umem.headroom, 0);
 	assert_false(cfg->umem.hugepages);

@@ -29,6 +29,20 @@ static const struct bad_case bad_cases[] = {
 	 "t.yaml:5:17: ",
 	 "control.socket_group: not a valid group name (got 'a:b'); names have "
 	 "no spaces, ':', ',', '/' or control characters"},
+	{"readonly_group_invalid", CONTROL("readonly_group: 'a:b'"),
+	 "t.yaml:5:19: ",
+	 "control.readonly_group: not a valid group name (got 'a:b')"},
+	{"readonly_group_no_socket",
+	 CONTROL("socket: ''\n  readonly_group: '4242'"), "t.yaml:6:19: ",
+	 "control.readonly_group: the read-only socket is control.socket + "
+	 "'.ro', so control.socket must be set and at most 104 bytes"},
+	{"readonly_group_socket_long",
+	 /* a socket path of 105 bytes: 108 with ".ro", too long for one */
+	 CONTROL("socket: /run/"
+		 "01234567890123456789012345678901234567890123456789"
+		 "01234567890123456789012345678901234567890123456789"
+		 "\n  readonly_group: '4242'"),
+	 "t.yaml:6:19: ", "control.readonly_group: the read-only socket"},
 	{"listen_v4_range", LISTEN("300.1.1.1:9470"), "t.yaml:5:19: ",
 	 "control.metrics_listen: '300.1.1.1' is not an IPv4 address (got "
 	 "'300.1.1.1:9470'); write a numeric address such as 127.0.0.1, host "
@@ -84,7 +98,7 @@ static const struct bad_case bad_cases[] = {
 	 "unknown key 'control.sockt' (did you mean 'control.socket'?)"},
 	{"control_scalar", PORTS "control: on\n", "t.yaml:4:10: ",
 	 "control: expected a mapping with the keys socket, socket_group, "
-	 "metrics_listen, stats_interval_ms (got 'on')"},
+	 "readonly_group, metrics_listen, stats_interval_ms (got 'on')"},
 	{"user_invalid", PORTS "user: 'a b'\n", "t.yaml:4:7: ",
 	 "user: not a valid user name (got 'a b'); names have no spaces, ':', "
 	 "',', '/' or control characters"},

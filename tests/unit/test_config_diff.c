@@ -243,9 +243,12 @@ static const struct mutation mutations[] = {
 	COLD(ports[1].interface[3], "ports[1].interface"),
 	COLD(ports[0].mtu, "ports[0].mtu"),
 	COLD(ports[1].mtu, "ports[1].mtu"),
+	COLD(ports[0].checksum, "ports[0].checksum"),
+	COLD(ports[1].checksum, "ports[1].checksum"),
 	COLD(queues, "queues"),
 	/* 2 -> auto: the channel count, read at start */
 	{"queues (auto)", OFF(queues), 2, "queues", NULL, true},
+	COLD(queues_set_channels, "queues_set_channels"),
 	COLD(xdp_mode, "xdp_mode"),
 	COLD(bind_mode, "bind_mode"),
 	COLD(failure_mode, "failure_mode"),
@@ -255,6 +258,8 @@ static const struct mutation mutations[] = {
 	COLD(rings.tx, "rings.tx"),
 	COLD(rings.handoff, "rings.handoff"),
 	COLD(umem.frames, "umem.frames"),
+	/* written -> not written (raised at start) */
+	COLD(umem.frames_auto, "umem.frames"),
 	COLD(umem.frame_size, "umem.frame_size"),
 	COLD(umem.headroom, "umem.headroom"),
 	COLD(umem.hugepages, "umem.hugepages"), /* true -> false */
@@ -273,6 +278,15 @@ static const struct mutation mutations[] = {
 	HOT(qos.port[1].overhead, "overhead"),
 	HOT(qos.port[0].link_bps, "ports[0].link_speed"),
 	HOT(qos.port[1].link_bps, "ports[1].link_speed"),
+	/* ports[].adaptive: one key per port, every field hot */
+	HOT(qos.port[0].adaptive.on, "ports[0].adaptive"), /* off -> on */
+	HOT(qos.port[1].adaptive.on, "ports[1].adaptive"),
+	HOT(qos.port[0].adaptive.target_ns, "ports[0].adaptive"),
+	HOT(qos.port[1].adaptive.target_ns, "ports[1].adaptive"),
+	HOT(qos.port[0].adaptive.floor_bps, "ports[0].adaptive"),
+	HOT(qos.port[1].adaptive.floor_bps, "ports[1].adaptive"),
+	HOT(qos.port[0].adaptive.probe_gain, "ports[0].adaptive"),
+	HOT(qos.port[1].adaptive.probe_gain, "ports[1].adaptive"),
 	/* a rename is a removal and an addition ('b' ^ 1 = 'c') */
 	HOT_X(qos.classes[3].name, 1, "classes.bulk (removed)",
 	      "classes.culk (added)"),
@@ -377,6 +391,7 @@ static const struct mutation mutations[] = {
 	HOT(qos.pfc.restore_ns, "pfc.watchdog_restore"),
 	COLD(control.socket[5], "control.socket"),
 	COLD(control.socket_group, "control.socket_group"),
+	COLD(control.readonly_group, "control.readonly_group"),
 	COLD(control.metrics_listen[1], "control.metrics_listen"),
 	COLD(control.stats_interval_ms, "control.stats_interval_ms"),
 	{"control.metrics_addr (port)",
@@ -422,6 +437,8 @@ static void test_mutations(void **state)
 	assert_int_equal(a->qos.default_class, 2);
 	assert_int_equal(a->log_level, 6);
 	assert_int_equal(a->control.metrics_addr.ss_family, AF_INET);
+	assert_false(a->qos.port[0].adaptive.on);
+	assert_int_equal(a->qos.port[1].adaptive.floor_bps, 10000000000ull);
 	for (size_t i = 0; i < N(mutations); i++) {
 		m = &mutations[i];
 		memcpy(b, a, sizeof(*b));
@@ -454,14 +471,15 @@ static void test_struct_sizes(void **state)
 		const char *name;
 		size_t size, was;
 	} sizes[] = {
-		{"struct xdplane_config", sizeof(struct xdplane_config), 7816},
-		{"struct config_port", sizeof(struct config_port), 20},
+		{"struct xdplane_config", sizeof(struct xdplane_config), 7952},
+		{"struct config_port", sizeof(struct config_port), 24},
 		{"struct config_rings", sizeof(struct config_rings), 20},
 		{"struct config_umem", sizeof(struct config_umem), 16},
 		{"struct config_poll", sizeof(struct config_poll), 12},
-		{"struct config_control", sizeof(struct config_control), 392},
-		{"struct qos_policy", sizeof(struct qos_policy), 5896},
-		{"struct qos_port", sizeof(struct qos_port), 24},
+		{"struct config_control", sizeof(struct config_control), 456},
+		{"struct qos_policy", sizeof(struct qos_policy), 5960},
+		{"struct qos_port", sizeof(struct qos_port), 56},
+		{"struct qos_adaptive", sizeof(struct qos_adaptive), 32},
 		{"struct qos_class", sizeof(struct qos_class), 128},
 		{"struct qos_pfc", sizeof(struct qos_pfc), 32},
 		{"struct qos_ecn", sizeof(struct qos_ecn), 20},
@@ -776,7 +794,8 @@ static void test_rules(void **state)
 static void test_values(void **state)
 {
 	static const struct want port_rate[] = {{"ports[0].rate", false},
-						{"ports[0].burst", false}};
+						{"ports[0].burst", false},
+						{"ports[0].adaptive", false}};
 	static const struct want ceil[] = {{"classes.roce.ceil", false}};
 	static const struct want ecn_off[] = {{"classes.roce.ecn", false}};
 	static const struct want non_ect[] = {
@@ -791,7 +810,8 @@ static void test_values(void **state)
 	struct config_diff d;
 
 	(void)state;
-	/* the default burst follows the rate: 2.5MB -> 1MB */
+	/* the default burst follows the rate: 2.5MB -> 1MB; so does the
+	 * default ports[].adaptive.floor (10% of it) */
 	assert_variant("    rate: 100Gbit\n  - interface: eth2",
 		       "    rate: 40Gbit\n  - interface: eth2", port_rate,
 		       N(port_rate));

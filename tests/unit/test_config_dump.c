@@ -18,6 +18,7 @@ static void test_dump_round_trip(void **state)
 		"umem: {frames: 16384, frame_size: 2048, headroom: 64}\n"
 		"poll: {busy_us: 0, batch: 1}\nworkers: {cpus: [7, 0, 200]}\n",
 		PORTS "queues: auto\numem: {frames: 64, hugepages: true}\n",
+		PORTS "queues: 4\nqueues_set_channels: true\n",
 		qos_full,
 		PORTS
 		"control: {socket: '', socket_group: adm, "
@@ -25,6 +26,7 @@ static void test_dump_round_trip(void **state)
 		"user: nobody\ngroup: nogroup\nlog_level: err\n",
 		PORTS "control: {metrics_listen: '', socket: '/a b/#c'}\n"
 		      "log_level: notice\n",
+		PORTS "control: {readonly_group: '4242'}\n",
 		/* odd shares and rates: printed exactly, read back the same */
 		"ports:\n  - interface: a\n    rate: 1234567891\n"
 		"  - interface: b\n    rate: 65.536kbit\n"
@@ -68,11 +70,14 @@ static void test_dump_text(void **state)
 	assert_non_null(strstr(text, "ports:\n  - interface: 'eth1'\n"
 				     "    burst: 32KiB\n"
 				     "  - interface: 'eth2'\n"
-				     "    burst: 32KiB\nqueues: 1\n"
+				     "    burst: 32KiB\nqueues: auto\n"
+				     "queues_set_channels: false\n"
 				     "xdp_mode: auto\nbind_mode: auto\n"
 				     "failure_mode: open\nrings:\n"
 				     "  fill: 4096\n"));
-	assert_non_null(strstr(text, "umem:\n  frames: 32768\n"
+	assert_non_null(strstr(text, "umem:\n  # frames: 32768 (not set: "
+				     "raised at start to what the queues "
+				     "need)\n"
 				     "  frame_size: 4096\n  headroom: 0\n"
 				     "  hugepages: false\n"));
 	assert_non_null(strstr(text,

@@ -53,6 +53,11 @@
 static const char *const port_settings[] = {"name", "rate_bps", "mtu", "queues",
 					    "classes"};
 static const char *const queue_settings[] = {"queue", "worker", "cpu"};
+/* ...and members of a port's counter group that are not counters: the
+ * adaptive controllers' view (ctl_json.c adaptive_json()) joins the
+ * adaptive counters' group. */
+static const char *const port_group_settings[] = {"adaptive.mode",
+						  "adaptive.queues"};
 static const char *const class_settings[] = {
 	"name",	    "level",	   "quantum",	    "ceil_bps",
 	"min_bps",  "limit_bytes", "limit_packets", "ecn",
@@ -80,6 +85,26 @@ static const char *const non_counter_families[] = {
 	"xdplane_class_limit_packets",
 	"xdplane_class_ceil_bytes_per_second",
 	"xdplane_class_min_bytes_per_second",
+	/* health (control/health.h), the workers' loops, the process */
+	"xdplane_up",
+	"xdplane_port_up",
+	"xdplane_degraded",
+	"xdplane_worker_busy_seconds_total",
+	"xdplane_worker_idle_seconds_total",
+	"xdplane_worker_loops_total",
+	"process_cpu_seconds_total",
+	"process_resident_memory_bytes",
+	/* adaptive egress: the controllers' view (metrics.c
+	 * render_adaptive()), not counters */
+	"xdplane_adaptive_enabled",
+	"xdplane_adaptive_state",
+	"xdplane_adaptive_rate_bytes_per_second",
+	"xdplane_adaptive_base_rtt_seconds",
+	"xdplane_adaptive_srtt_seconds",
+	"xdplane_adaptive_queue_delay_seconds",
+	"xdplane_adaptive_delivery_bytes_per_second",
+	"xdplane_adaptive_marked_ratio",
+	"xdplane_adaptive_flows",
 };
 
 #define N_OF(a) (sizeof(a) / sizeof(*(a)))
@@ -276,8 +301,13 @@ static void only_rows(json_t *o, const struct gw_counter *tab, size_t n,
 			found = true;
 			json_object_foreach(v, sub, w)
 			{
-				bool row = false;
+				char full[128];
+				bool row;
 
+				snprintf(full, sizeof(full), "%s.%s", key, sub);
+				row = !queue &&
+				      listed(port_group_settings,
+					     N_OF(port_group_settings), full);
 				for (size_t j = 0; j < n && !row; j++)
 					row = !strcmp(tab[j].group, key) &&
 					      !strcmp(tab[j].key, sub);
@@ -306,6 +336,13 @@ static void check_port_json(json_t *jp, const struct snap_port *sp)
 		expect_json(jp, &gw_port_counters[k], &sp->s, where);
 	only_rows(jp, gw_port_counters, gw_n_port_counters, port_settings,
 		  N_OF(port_settings), false, where);
+	/* the adaptive view beside the adaptive counters: off, per queue */
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(jp, "adaptive"), "mode")),
+			    "off");
+	assert_int_equal(json_array_size(json_object_get(
+				 json_object_get(jp, "adaptive"), "queues")),
+			 N_QUEUES);
 	assert_int_equal(json_array_size(json_object_get(jp, "queues")),
 			 N_QUEUES);
 	for (int q = 0; q < N_QUEUES; q++) {

@@ -76,8 +76,15 @@ static struct stats_snapshot *make_snapshot(void)
 	s->reload.failures_total = 1;
 	s->reload.last_successful = false;
 	s->reload.last_success_unix = 1700000100.25;
+	s->workers[0].busy_ns = 1500000000;
+	s->workers[0].idle_ns = 250000000;
+	s->workers[1].loops = 77;
+	s->cpu_seconds = 2.5;
+	s->rss_bytes = 123456789;
+	s->health.degraded = 1u << HEALTH_FAIL_OPEN;
 
 	p = &s->ports[0];
+	p->link_up = true;
 	set_name(p->ifname, sizeof(p->ifname), "eth1");
 	p->rate_bps = 100000000000ull;
 	p->n_queues = 2;
@@ -110,6 +117,25 @@ static struct stats_snapshot *make_snapshot(void)
 	p->cls[0].s.sojourn[SCHED_HIST_BUCKETS - 1] = 4;
 	p->cls[2].s.sojourn[5] = UINT64_MAX; /* cumulative saturates */
 	p->cls[2].s.sojourn[6] = 9;
+	/* adaptive egress on: queue 0 cutting, queue 1 without samples */
+	for (uint32_t q = 0; q < 2; q++) {
+		struct adaptive_view *v = &p->q[q].adaptive;
+
+		v->on = 1;
+		v->max_bps = 100000000000ull;
+		v->floor_bps = 10000000000ull;
+		v->target_ns = 500000;
+		v->rate_bps = 100000000000ull;
+		v->state = EDGE_NO_SAMPLES;
+	}
+	p->q[0].adaptive.state = EDGE_DRAIN;
+	p->q[0].adaptive.rate_bps = 40000000000ull; /* 5e9 bytes/s */
+	p->q[0].adaptive.base_rtt_ns = 20000;
+	p->q[0].adaptive.srtt_ns = 120000;
+	p->q[0].adaptive.qdelay_ns = 100000;
+	p->q[0].adaptive.delivery_bps = 38000000000ull;
+	p->q[0].adaptive.mark_ppm = 12500;
+	p->q[0].adaptive.flows = 17;
 
 	p = &s->ports[1];
 	set_name(p->ifname, sizeof(p->ifname), "e\"t\\h\n2");
@@ -239,8 +265,95 @@ static void test_exact_lines(void **state)
 		       "class=\"ro\\\"ce\\\\x\"} 1000");
 	assert_line(t, "xdplane_class_min_bytes_per_second{port=\"eth1\","
 		       "class=\"cnp\"} 0");
+	/* health, the workers' loops, the process */
+	assert_line(t, "xdplane_up 1");
+	assert_line(t, "xdplane_port_up{port=\"eth1\"} 1");
+	assert_line(t, "xdplane_port_up{port=\"e\\\"t\\\\h\\n2\"} 0");
+	assert_line(t, "xdplane_degraded{reason=\"fail_open\"} 1");
+	assert_line(t, "xdplane_degraded{reason=\"worker_stalled\"} 0");
+	assert_line(t, "xdplane_degraded{reason=\"reload_failed\"} 0");
+	assert_line(t, "xdplane_worker_busy_seconds_total{worker=\"0\"} 1.5");
+	assert_line(t, "xdplane_worker_idle_seconds_total{worker=\"0\"} 0.25");
+	assert_line(t, "xdplane_worker_loops_total{worker=\"1\"} 77");
+	assert_line(t, "process_cpu_seconds_total 2.5");
+	assert_line(t, "process_resident_memory_bytes 123456789");
 	/* no raw newline or unescaped quote leaked from the names */
 	assert_null(strstr(t, "h\n2"));
+	free(t);
+	free(s);
+}
+
+/* The value of the sample line that starts with `key` (name and
+ * labels); fails when there is none. */
+static double sample_value(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = text; (p = strstr(p, key)); p++)
+		if ((p == text || p[-1] == '\n') && p[n] == ' ')
+			return strtod(p + n + 1, NULL);
+	fail_msg("no sample %s", key);
+	return 0;
+}
+
+#define assert_near(text, key, want)                                           \
+	do {                                                                   \
+		double got_ = sample_value(text, key);                         \
+		if (!(got_ >= (want) * (1 - 1e-12) &&                          \
+		      got_ <= (want) * (1 + 1e-12)))                           \
+			fail_msg("%s is %.17g, not %.17g", key, got_,          \
+				 (double)(want));                              \
+	} while (0)
+
+/* Adaptive egress (render_adaptive): on for eth1, whose queue 0 cuts
+ * (drain) and whose queue 1 has no samples (at ports[].rate); off for the
+ * other port, whose state samples are all 0. */
+static void test_adaptive(void **state)
+{
+	struct stats_snapshot *s = make_snapshot();
+	char *t = render(s);
+	char line[256];
+
+#define Q0 "{port=\"eth1\",queue=\"0\"}"
+#define P2 "port=\"e\\\"t\\\\h\\n2\""
+	assert_line(t, "xdplane_adaptive_enabled{port=\"eth1\"} 1");
+	assert_line(t, "xdplane_adaptive_enabled{" P2 "} 0");
+	for (int st = 0; st < EDGE_STATES; st++) {
+		snprintf(line, sizeof(line),
+			 "xdplane_adaptive_state{port=\"eth1\",queue=\"0\","
+			 "state=\"%s\"} %d",
+			 edge_rate_state_name(st), st == EDGE_DRAIN);
+		assert_line(t, line);
+		snprintf(line, sizeof(line),
+			 "xdplane_adaptive_state{port=\"eth1\",queue=\"1\","
+			 "state=\"%s\"} %d",
+			 edge_rate_state_name(st), st == EDGE_NO_SAMPLES);
+		assert_line(t, line);
+		snprintf(line, sizeof(line),
+			 "xdplane_adaptive_state{" P2 ",queue=\"0\","
+			 "state=\"%s\"} 0",
+			 edge_rate_state_name(st));
+		assert_line(t, line);
+	}
+	assert_line(t, "xdplane_adaptive_state{port=\"eth1\",queue=\"0\","
+		       "state=\"drain\"} 1");
+	/* bits/s as bytes/s, ns as seconds, ppm as a ratio */
+	assert_line(t,
+		    "xdplane_adaptive_rate_bytes_per_second" Q0 " 5000000000");
+	assert_line(t, "xdplane_adaptive_rate_bytes_per_second{port=\"eth1\","
+		       "queue=\"1\"} 12500000000");
+	assert_line(t, "xdplane_adaptive_delivery_bytes_per_second" Q0
+		       " 4750000000");
+	assert_near(t, "xdplane_adaptive_base_rtt_seconds" Q0, 20e-6);
+	assert_near(t, "xdplane_adaptive_srtt_seconds" Q0, 120e-6);
+	assert_near(t, "xdplane_adaptive_queue_delay_seconds" Q0, 100e-6);
+	assert_near(t, "xdplane_adaptive_marked_ratio" Q0, 0.0125);
+	assert_line(t, "xdplane_adaptive_flows" Q0 " 17");
+	/* off: the gauges are there, at 0 */
+	assert_line(t, "xdplane_adaptive_rate_bytes_per_second{" P2
+		       ",queue=\"1\"} 0");
+#undef Q0
+#undef P2
 	free(t);
 	free(s);
 }
@@ -393,12 +506,19 @@ static void test_families_well_formed(void **state)
 	 * 22 families; then one per family of the counter schema
 	 * (gw_counters.def: 61 today -- 19 queue, 20 DCQCN, 13 PFC, the XDP
 	 * verdicts, 8 class -- so 83 in all). */
-	assert_int_equal(families, 22 + schema_families());
+	/* and 8 of health (health.h), the workers' loops and the
+	 * process: xdplane_up, _port_up, _degraded, _worker_busy/idle/
+	 * loops, process_cpu_seconds_total, process_resident_memory_bytes */
+	/* and 9 of adaptive egress (render_adaptive): _enabled per port,
+	 * _state per queue and state, 7 gauges per queue */
+	assert_int_equal(families, 22 + 8 + 9 + schema_families());
 	/* 13 + ports (2 info, 2 rate) + 4 queues * 1 info + 6 classes * (1
 	 * info + 5 settings), then the schema's: per element of each row,
 	 * per queue (4) or per port (2) or per class (6); a histogram has
 	 * SCHED_HIST_BUCKETS buckets (+Inf the last), _sum and _count. */
-	assert_int_equal(samples, 13 + 4 + 4 + 6 * 6 + schema_samples(4, 2, 6));
+	assert_int_equal(samples, 13 + 4 + 4 + 6 * 6 + schema_samples(4, 2, 6) +
+					  1 + 2 + HEALTH_N_REASONS + 3 * 2 + 2 +
+					  2 + 4 * EDGE_STATES + 7 * 4);
 	/* and never fewer than today: a counter leaves no output silently
 	 * (adding one is a row of the schema, and nothing here) */
 	assert_true(families >= 83);
@@ -490,8 +610,8 @@ static void test_promtool(void **state)
 	FILE *p;
 
 	if (system("command -v promtool >/dev/null 2>&1") != 0)
-		fail_msg("promtool not found: install the Debian package "
-			 "`prometheus` (apt-get install prometheus)");
+		fail_msg("promtool not found: .ci/deps fetches it (from the "
+			 "Debian package prometheus, not installed)");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, t, strlen(t)), (ssize_t)strlen(t));
@@ -511,10 +631,23 @@ static void test_promtool(void **state)
 	free(s);
 }
 
-int main(void)
+/* --render: the exposition of the test's snapshot on stdout, for the
+ * check that the alerting rules and the dashboard name only metrics the
+ * daemon exports (tests/tools/check_monitoring.py). */
+int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--render")) {
+		struct stats_snapshot *s = make_snapshot();
+		char *t = render(s);
+
+		fputs(t, stdout);
+		free(t);
+		free(s);
+		return 0;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_lines),
+		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_families_well_formed),
 		cmocka_unit_test(test_hostile_snapshot),

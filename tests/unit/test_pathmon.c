@@ -25,6 +25,7 @@
 #include "pathmon.h"
 #include "pkt_parse.h"
 #include "pkt_tcp.h"
+#include "pkt_build.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -39,6 +40,8 @@ static void params(struct pathmon_params *p)
 	pathmon_params_default(p);
 	p->max_flows = 64;
 	p->min_samples = 1;
+	p->exact_ring = false; /* the one-pending-sample rules alone;
+				* test_exact_ring turns it on */
 }
 
 static struct pathmon_key tkey(uint32_t i)
@@ -301,9 +304,11 @@ static void test_lost_acks(void **state)
 	assert_false(dep_at(&pm, &k, 1000, 1000, 0, 0)); /* t0, not recorded */
 	assert_true(dep_at(&pm, &k, 2000, 1000, 0, 1 * MS)); /* A, t1 */
 	assert_false(dep_at(&pm, &k, 3000, 1000, 0, 1200 * US)); /* B */
-	/* the ACKs of 2000 and of A are lost; the one of B comes at t3: the
-	 * sample is for A's departure, never for t0's */
-	assert_int_equal(ack_at(&pm, &k, 4000, 0, 1500 * US), 500 * US);
+	/* the ACKs of 2000 and of A are lost; the one of B comes at t3: it
+	 * was sent for B (it covers more than A): measured from B's
+	 * departure, and never from t0's */
+	assert_int_equal(ack_at(&pm, &k, 4000, 0, 1500 * US), 300 * US);
+	assert_int_equal(ctr_read(&pm.st.ack_interpolated), 1);
 	/* an ACK of what never left: nothing, not even delivered bytes */
 	assert_true(dep_at(&pm, &k, 4000, 1000, 0, 2 * MS));
 	assert_int_equal(ack_at(&pm, &k, 9999, 0, 2100 * US), 0);
@@ -638,7 +643,8 @@ static void test_min_rtt_window(void **state)
 	pathmon_estimate(&pm, t_drop + w * 4 / 5 - 10 * MS, &e);
 	assert_int_equal(e.base_rtt_ns, 50 * US);
 	assert_true(near((double)e.srtt_ns, 80e3, 0.01));
-	assert_int_equal(e.qdelay_ns, e.srtt_ns - 50 * US);
+	assert_int_equal(e.standing_rtt_ns, 80 * US);
+	assert_int_equal(e.qdelay_ns, 30 * US); /* standing - base */
 	for (; t < t_drop + w + 10 * MS; t += 100 * MS)
 		ts_sample(&pm, &f, t, 80 * US);
 	pathmon_estimate(&pm, t_drop + w + 10 * MS, &e);
@@ -647,6 +653,43 @@ static void test_min_rtt_window(void **state)
 	pathmon_estimate(&pm, t_drop + 3 * w, &e);
 	assert_int_equal(e.base_rtt_ns, 0);
 	assert_false(e.valid);
+	pathmon_fini(&pm);
+}
+
+/* Exact samples from the departure ring: an ACK sent for a later segment
+ * (a delayed ACK covering two) is measured from that segment's
+ * departure, not the first one's; a retransmission empties the ring. */
+static void test_exact_ring(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(13);
+	struct pathmon_est e;
+
+	params(&p);
+	p.exact_ring = true;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &k, 1000, 1000, 0, 0));
+	dep_at(&pm, &k, 2000, 1000, 0, 1 * MS); /* end 3000 */
+	dep_at(&pm, &k, 3000, 1000, 0, 1100 * US); /* end 4000 */
+	dep_at(&pm, &k, 4000, 1000, 0, 1200 * US); /* end 5000 */
+	dep_at(&pm, &k, 5000, 1000, 0, 1300 * US); /* end 6000 */
+	/* the baseline ACK, then one covering 3000 and 4000: sent when the
+	 * segment ending at 4000 arrived -> 1400 - 1100 us */
+	assert_int_equal(ack_at(&pm, &k, 2000, 0, 1250 * US), 0);
+	assert_int_equal(ack_at(&pm, &k, 4000, 0, 1400 * US), 300 * US);
+	assert_int_equal(ctr_read(&pm.st.ring_samples), 1);
+	assert_int_equal(ack_at(&pm, &k, 6000, 0, 1600 * US), 300 * US);
+	/* the same ACK again (a duplicate): nothing */
+	assert_int_equal(ack_at(&pm, &k, 6000, 0, 1700 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.ring_samples), 2);
+	pathmon_estimate(&pm, 2 * MS, &e);
+	assert_int_equal(e.base_rtt_ns, 300 * US);
+	/* Karn: a retransmission empties the ring */
+	dep_at(&pm, &k, 6000, 1000, 0, 2 * MS); /* end 7000 */
+	dep_at(&pm, &k, 6000, 1000, 0, 3 * MS); /* again */
+	assert_int_equal(ack_at(&pm, &k, 7000, 0, 3100 * US), 0);
+	assert_int_equal(ctr_read(&pm.st.ring_samples), 2);
 	pathmon_fini(&pm);
 }
 
@@ -668,8 +711,17 @@ static void test_srtt(void **state)
 	pathmon_estimate(&pm, 5 * MS, &e);
 	assert_int_equal(e.srtt_ns, 900 * US); /* 800 + (1600 - 800) / 8 */
 	assert_int_equal(e.base_rtt_ns, 800 * US);
-	assert_int_equal(e.qdelay_ns, 100 * US);
+	/* the queueing delay is the standing RTT's: the min of the last
+	 * PATHMON_STANDING_N samples, 800 us still */
+	assert_int_equal(e.standing_rtt_ns, 800 * US);
+	assert_int_equal(e.qdelay_ns, 0);
 	assert_int_equal(e.last_sample_ns, 3 * MS + 1600 * US);
+	/* once the last 4 samples are all 1600 us: 800 us of queue */
+	for (int i = 0; i < PATHMON_STANDING_N - 1; i++)
+		ts_sample(&pm, &f, (6 + 2 * (uint64_t)i) * MS, 1600 * US);
+	pathmon_estimate(&pm, 14 * MS, &e);
+	assert_int_equal(e.standing_rtt_ns, 1600 * US);
+	assert_int_equal(e.qdelay_ns, 800 * US);
 	pathmon_fini(&pm);
 }
 
@@ -919,92 +971,7 @@ static void test_params(void **state)
 	pathmon_fini(&pm);
 }
 
-/* ---- frame helpers ---- */
-
-static void wr16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	wr16(p, v >> 16);
-	wr16(p + 2, v);
-}
-
-/* IPv4 TCP frame a -> b with timestamps (unless tsval and tsecr are 0). */
-static uint32_t tcp_frame(uint8_t *f, uint8_t a, uint8_t b, uint16_t sport,
-			  uint16_t dport, uint32_t seq, uint32_t ack,
-			  uint8_t flags, uint32_t tsval, uint32_t tsecr,
-			  uint32_t payload)
-{
-	uint32_t th = (tsval || tsecr) ? 32 : 20;
-
-	memset(f, 0, 2048);
-	wr16(f + 12, ETHERTYPE_IPV4);
-	f[14] = 0x45;
-	wr16(f + 16, 20 + th + payload);
-	f[22] = 64;
-	f[23] = 6;
-	memcpy(f + 26, "\x0a\x00\x00", 3);
-	f[29] = a;
-	memcpy(f + 30, "\x0a\x00\x00", 3);
-	f[33] = b;
-	wr16(f + 34, sport);
-	wr16(f + 36, dport);
-	wr32(f + 38, seq);
-	wr32(f + 42, ack);
-	f[46] = (uint8_t)((th / 4) << 4);
-	f[47] = flags;
-	if (th > 20) {
-		f[54] = 1;
-		f[55] = 1;
-		f[56] = 8;
-		f[57] = 10;
-		wr32(f + 58, tsval);
-		wr32(f + 62, tsecr);
-	}
-	return MAX(14 + 20 + th + payload, 60u);
-}
-
-/* IPv4 RoCEv2 frame a -> b: BTH opcode op, then RETH (WRITE FIRST/ONLY,
- * READ) or AETH (ACK) if aeth, payload, ICRC. */
-static uint32_t roce_frame(uint8_t *f, uint8_t a, uint8_t b, uint8_t op,
-			   uint32_t dqpn, uint32_t psn, bool ackreq,
-			   uint32_t payload, int aeth)
-{
-	uint32_t ext = 0, ulen;
-
-	if (op == 0x06 || op == 0x0a || op == 0x0c)
-		ext = 16;
-	if (aeth >= 0)
-		ext = 4;
-	ulen = 8 + 12 + ext + payload + 4;
-	memset(f, 0, 2048);
-	wr16(f + 12, ETHERTYPE_IPV4);
-	f[14] = 0x45;
-	wr16(f + 16, 20 + ulen);
-	f[22] = 64;
-	f[23] = 17;
-	memcpy(f + 26, "\x0a\x00\x00", 3);
-	f[29] = a;
-	memcpy(f + 30, "\x0a\x00\x00", 3);
-	f[33] = b;
-	wr16(f + 34, 0xc000);
-	wr16(f + 36, ROCEV2_UDP_PORT);
-	wr16(f + 38, ulen);
-	f[42] = op;
-	wr16(f + 44, 0xffff);
-	f[47] = (uint8_t)(dqpn >> 16);
-	wr16(f + 48, dqpn & 0xffff);
-	f[50] = ackreq ? 0x80 : 0;
-	f[51] = (uint8_t)(psn >> 16);
-	wr16(f + 52, psn & 0xffff);
-	if (aeth >= 0)
-		f[54] = (uint8_t)aeth;
-	return 14 + 20 + ulen;
-}
+/* ---- frame helpers: pkt_build.h ---- */
 
 static void test_helpers_tcp(void **state)
 {
@@ -1179,6 +1146,7 @@ int main(void)
 		cmocka_unit_test(test_delivery_rate_roce),
 		cmocka_unit_test(test_marks),
 		cmocka_unit_test(test_min_rtt_window),
+		cmocka_unit_test(test_exact_ring),
 		cmocka_unit_test(test_srtt),
 		cmocka_unit_test(test_table_bounded),
 		cmocka_unit_test(test_table_roce_pairs_expire),

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * config_adaptive.c - ports[].adaptive, the adaptive egress controller of
+ * each port (dataplane/run/adaptive.h, dataplane/cc/edge_rate.h), after
+ * the ports' rates (parts of the loader: config_priv.h).
+ *
+ *   ports[].adaptive.mode        off | on; default off
+ *   ports[].adaptive.target      time, 10us..1s; default 500us
+ *   ports[].adaptive.floor       rate or N% of ports[].rate; default 10%
+ *   ports[].adaptive.probe_gain  fraction per RTT, (0, 1] (0.1 or 10%);
+ *                                default 0.1
+ * mode: on needs ports[].rate (the ceiling and the rate with no samples).
+ * Everything here is applied live on reload.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config_priv.h"
+#include "units.h"
+
+const struct cfg_name cfg_adaptive_modes[] = {
+	{"off", 0},
+	{"on", 1},
+	{NULL, 0},
+};
+
+/* A fraction in (0, 1]: "0.1" or "10%". */
+static int get_gain(const struct load_ctx *c, const struct key *k, double *g)
+{
+	const char *s = k->n->text;
+	char *end = NULL;
+	double v = strtod(s, &end);
+
+	if (end != s && end && *end == '%' && !end[1])
+		v /= 100;
+	else if (end == s || !end || *end)
+		return cfg_fail(c, k->n->val,
+				"%s: not a fraction (got '%s'); write e.g. "
+				"0.1 or 10%%",
+				k->path, s);
+	if (!(v > 0) || v > 1)
+		return cfg_fail(c, k->n->val,
+				"%s: must lie in (0, 1] (above 0, at most "
+				"1 or 100%%) (got '%s')",
+				k->path, s);
+	*g = v;
+	return 0;
+}
+
+static int load_port(const struct load_ctx *c, struct qos_policy *q,
+		     unsigned int i)
+{
+	struct qos_port *p = &q->port[i];
+	struct qos_adaptive *a = &p->adaptive;
+	uint32_t share = 0;
+	struct key k;
+	char rate[32], path[40];
+
+	snprintf(path, sizeof(path), "ports[%u].adaptive.mode", i);
+	a->on = cfg_enum_at(c, path, cfg_adaptive_modes, 0) == 1;
+	a->target_ns = ADAPTIVE_DEF_TARGET_NS;
+	a->probe_gain = ADAPTIVE_DEF_PROBE_GAIN;
+	a->floor_bps = p->rate_bps / 10;
+	if (cfg_key_at(c, &k, "ports[%u].adaptive.target", i) &&
+	    cfg_get_time(c, &k, 10000, 1000000000, &a->target_ns))
+		return -1;
+	if (cfg_key_at(c, &k, "ports[%u].adaptive.probe_gain", i) &&
+	    get_gain(c, &k, &a->probe_gain))
+		return -1;
+	if (cfg_key_at(c, &k, "ports[%u].adaptive.floor", i)) {
+		if (cfg_get_rate(c, &k, q, &a->floor_bps, &share,
+				 "10% of ports[].rate"))
+			return -1;
+		if (share)
+			a->floor_bps =
+				(uint64_t)(((units_u128)p->rate_bps * share) >>
+					   16);
+		if (p->rate_bps && a->floor_bps > p->rate_bps) {
+			units_rate_text(rate, sizeof(rate), p->rate_bps);
+			return cfg_fail(c, k.n->val,
+					"%s: above ports[%u].rate %s (got "
+					"'%s'); the floor is the lowest rate "
+					"the controller may set",
+					k.path, i, rate, k.n->text);
+		}
+	}
+	if (a->on && !p->rate_bps) {
+		cfg_key_at(c, &k, "ports[%u].adaptive.mode", i);
+		return cfg_fail(c, k.n->val,
+				"ports[%u].adaptive.mode: on needs "
+				"ports[%u].rate, the ceiling of the adaptive "
+				"rate and the rate held while nothing is "
+				"measured; set ports[%u].rate to the line rate",
+				i, i, i);
+	}
+	if (a->on && !a->floor_bps)
+		a->floor_bps = 1;
+	return 0;
+}
+
+int cfg_load_adaptive(const struct load_ctx *c, struct xdplane_config *cfg)
+{
+	for (unsigned int i = 0; i < CONFIG_PORTS; i++)
+		if (load_port(c, &cfg->qos, i))
+			return -1;
+	return 0;
+}

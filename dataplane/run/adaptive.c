@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * adaptive.c - see adaptive.h.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+#include "adaptive.h"
+#include "pkt_parse.h"
+
+/* ---- the published view (sequence lock, relaxed atomic words) ---- */
+
+#define VIEW_WORDS (sizeof(struct adaptive_view) / sizeof(uint64_t))
+_Static_assert(sizeof(struct adaptive_view) % sizeof(uint64_t) == 0,
+	       "the view is 64-bit words");
+
+static void publish(struct port_adaptive *a, const struct adaptive_view *v)
+{
+	const uint64_t *src = (const uint64_t *)v;
+	uint64_t *dst = (uint64_t *)&a->view;
+	uint64_t seq = a->view_seq;
+
+	__atomic_store_n(&a->view_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < VIEW_WORDS; i++)
+		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&a->view_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+void adaptive_read(const struct port_adaptive *a, struct adaptive_view *out)
+{
+	const uint64_t *src = (const uint64_t *)&a->view;
+	uint64_t *dst = (uint64_t *)out;
+	uint64_t s1, s2;
+
+	do {
+		s1 = __atomic_load_n(&a->view_seq, __ATOMIC_ACQUIRE);
+		for (size_t i = 0; i < VIEW_WORDS; i++)
+			dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&a->view_seq, __ATOMIC_RELAXED);
+	} while ((s1 & 1) || s1 != s2);
+}
+
+static double wire_rate(const struct port_adaptive *a, double payload_bps);
+
+/* The owner's state into the view (the estimate of the last decision). */
+static void publish_state(struct port_adaptive *a,
+			  const struct pathmon_est *est)
+{
+	struct adaptive_view v = a->view; /* the owner's own copy */
+	const struct edge_rate *er = &a->er;
+
+	v.on = a->on;
+	v.state = a->on ? (uint64_t)er->state : EDGE_NO_SAMPLES;
+	v.rate_bps = a->applied_bps;
+	v.max_bps = a->on ? (uint64_t)a->par.max_bps : a->policy_bps;
+	v.floor_bps = a->on ? (uint64_t)a->par.floor_bps : 0;
+	v.target_ns = a->on ? a->par.target_ns : 0;
+	if (est) {
+		v.base_rtt_ns = est->base_rtt_ns;
+		v.srtt_ns = est->srtt_ns;
+		v.qdelay_ns = est->qdelay_ns;
+		v.delivery_bps = (uint64_t)wire_rate(a, est->delivery_bps);
+		v.delivery_last_bps =
+			(uint64_t)wire_rate(a, est->delivery_bps_last);
+		v.mark_ppm = (uint64_t)(est->mark_frac * 1e6);
+		v.samples_recent = est->samples_recent;
+	}
+	v.flows = a->pm_ready ? pathmon_flows(&a->pm) : 0;
+	v.n_hist = er->n_hist;
+	for (uint32_t i = 0; i < EDGE_RATE_HISTORY; i++) {
+		const struct edge_rate_decision *d = &er->hist[i];
+
+		v.hist[i] = (struct adaptive_decision){
+			.t_ns = d->t_ns,
+			.rate_bps = (uint64_t)d->rate_bps,
+			.delivery_bps = (uint64_t)d->delivery_bps,
+			.qdelay_ns = d->qdelay_ns,
+			.state = d->state,
+		};
+	}
+	a->seen_hist = er->n_hist;
+	publish(a, &v);
+}
+
+/* ---- set-up and configuration ---- */
+
+int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns)
+{
+	struct pathmon_params p;
+	uint64_t seed = now_ns;
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	a->port = port;
+	pathmon_params_default(&p);
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed ^= (uint64_t)(uintptr_t)a;
+	p.seed = seed;
+	err = pathmon_init(&a->pm, &p, now_ns);
+	if (err)
+		return err;
+	a->pm_ready = true;
+	publish_state(a, NULL);
+	return 0;
+}
+
+void adaptive_fini(struct port_adaptive *a)
+{
+	if (a->pm_ready)
+		pathmon_fini(&a->pm);
+	a->pm_ready = false;
+}
+
+int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r)
+{
+	if (a->n_in >= ADAPTIVE_MAX_IN)
+		return -ENOSPC;
+	a->in[a->n_in++] = r;
+	return 0;
+}
+
+/* The controller's parameters from the policy's port. */
+static void params_of(const struct qos_port *pp, struct edge_rate_params *p)
+{
+	edge_rate_params_default(p, (double)pp->rate_bps);
+	if (pp->adaptive.target_ns)
+		p->target_ns = pp->adaptive.target_ns;
+	if (pp->adaptive.floor_bps)
+		p->floor_bps = (double)pp->adaptive.floor_bps;
+	if (pp->adaptive.probe_gain > 0)
+		p->probe_gain = pp->adaptive.probe_gain;
+}
+
+int adaptive_check(const struct qos_policy *pol, int port, const char **why)
+{
+	const struct qos_port *pp = &pol->port[port];
+	struct edge_rate_params p;
+
+	*why = NULL;
+	if (!pp->adaptive.on)
+		return 0;
+	if (!pp->rate_bps) {
+		*why = "adaptive needs a shaped port (ports[].rate)";
+		return -EINVAL;
+	}
+	params_of(pp, &p);
+	return edge_rate_params_check(&p, why);
+}
+
+/* Run the scheduler at rate r from now on (a rate it refuses is
+ * counted: the controller keeps its bounds, so only a bug gets there). */
+static void apply(struct port_adaptive *a, struct sched *s, double r,
+		  uint64_t now_ns)
+{
+	uint64_t bps = (uint64_t)r;
+
+	if (sched_set_port_rate(s, bps, now_ns)) {
+		ctr_add(&a->ctr.apply_errors, 1);
+		return;
+	}
+	a->applied_bps = bps;
+	ctr_add(&a->ctr.rate_changes, 1);
+}
+
+void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
+			struct sched *s, uint64_t now_ns)
+{
+	const struct qos_port *pp = &pol->port[a->port];
+	const char *why;
+	bool was_on = a->on;
+
+	a->policy_bps = pp->rate_bps;
+	a->overhead = pp->overhead;
+	a->applied_bps = sched_port_rate(s);
+	a->on = a->pm_ready && !adaptive_check(pol, a->port, &why) &&
+		pp->adaptive.on;
+	if (a->on) {
+		params_of(pp, &a->par);
+		if (was_on)
+			edge_rate_set_params(&a->er, &a->par);
+		else
+			edge_rate_init(&a->er, &a->par);
+		/* the reload put the scheduler at ports[].rate */
+		if ((uint64_t)a->er.rate_bps != a->applied_bps)
+			apply(a, s, a->er.rate_bps, now_ns);
+	}
+	publish_state(a, NULL);
+}
+
+/* ---- the hot part ---- */
+
+void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
+			 const struct frame_desc *d, const uint32_t *head,
+			 uint32_t n, uint64_t now_ns)
+{
+	struct pathmon_key k;
+	struct pathmon_dep dep;
+	struct pkt_meta m;
+
+	uint64_t wire = 0, payload = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *f = base + d[i].addr;
+		uint32_t h = head ? head[i] : d[i].len;
+
+		wire += d[i].len + a->overhead;
+		/* only frames with an L4 header can be TCP or RoCE */
+		if (!sched_meta_l4off(d[i].meta))
+			continue;
+		if (h == d[i].len ? pkt_parse(f, h, &m)
+				  : pkt_parse_head(f, h, d[i].len, &m))
+			continue;
+		if (pathmon_dep_of(f, h, &m, &k, &dep)) {
+			pathmon_depart(&a->pm, &k, &dep, now_ns);
+			payload += dep.bytes;
+		}
+	}
+	a->dep_wire += wire;
+	a->dep_payload += payload;
+}
+
+/* At a decision: the ratio of the bytes the shaper charged to the
+ * measured payload since the last one, smoothed (gain 1/4); periods
+ * without measured payload leave it. */
+static void update_wire_ratio(struct port_adaptive *a)
+{
+	double r;
+
+	if (!a->dep_payload)
+		return;
+	r = (double)a->dep_wire / (double)a->dep_payload;
+	a->wire_ratio =
+		a->wire_ratio > 0 ? a->wire_ratio + (r - a->wire_ratio) / 4 : r;
+	a->dep_wire = 0;
+	a->dep_payload = 0;
+}
+
+/* The measured flows' payload delivered, in the shaper's units: times the
+ * ratio of what the shaper charged (every frame, its length + overhead)
+ * to the payload of the measured flows among them. So headers, pure
+ * ACKs and the traffic the monitor cannot measure (UDP, ...) count as
+ * delivered in the same proportion. */
+static double wire_rate(const struct port_adaptive *a, double payload_bps)
+{
+	return a->wire_ratio > 0 ? payload_bps * a->wire_ratio : payload_bps;
+}
+
+uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
+		       uint64_t now_ns)
+{
+	struct pathmon_ack ev[ADAPTIVE_EV_BATCH];
+	struct pathmon_est pe;
+	struct edge_est est;
+	uint32_t taken = 0, samples = 0, n;
+	uint64_t dec, cuts;
+	double r;
+
+	for (uint32_t i = 0; i < a->n_in; i++) {
+		n = pathmon_ring_dequeue(a->in[i], ev, ADAPTIVE_EV_BATCH);
+		for (uint32_t j = 0; j < n; j++)
+			samples += pathmon_ack(&a->pm, &ev[j], now_ns) != 0;
+		taken += n;
+	}
+	if (taken) {
+		ctr_add(&a->ctr.events, taken);
+		if (samples)
+			ctr_add(&a->ctr.rtt_samples, samples);
+	}
+	if (now_ns < a->er.next_ns)
+		return taken;
+	pathmon_estimate(&a->pm, now_ns, &pe);
+	update_wire_ratio(a);
+	est = (struct edge_est){
+		.valid = pe.valid,
+		.base_rtt_ns = pe.base_rtt_ns,
+		/* the controller's current RTT: the standing one */
+		.srtt_ns = pe.standing_rtt_ns ? pe.standing_rtt_ns : pe.srtt_ns,
+		.last_sample_ns = pe.last_sample_ns,
+		/* the last interval's delivery: what the path gives now
+		 * (edge_rate.h keeps its own capacity estimate) */
+		.delivery_bps = wire_rate(a, pe.delivery_bps_last),
+		.delivery_mean_bps = wire_rate(a, pe.delivery_bps_mean),
+		.mark_frac = pe.mark_frac,
+	};
+	dec = a->er.decisions;
+	cuts = a->er.cuts;
+	r = edge_rate_update(&a->er, &a->par, &est, now_ns);
+	if (a->er.decisions != dec)
+		ctr_add(&a->ctr.decisions, 1);
+	if (a->er.cuts != cuts)
+		ctr_add(&a->ctr.cuts, 1);
+	if (r != (double)a->applied_bps &&
+	    (r < a->applied_bps * (1 - ADAPTIVE_APPLY_EPS) ||
+	     r > a->applied_bps * (1 + ADAPTIVE_APPLY_EPS) ||
+	     r == a->par.max_bps || r == a->par.floor_bps))
+		apply(a, s, r, now_ns);
+	/* operators see each decision; without samples (a decision due
+	 * every min interval) at most once per ADAPTIVE_PUBLISH_NS */
+	if (a->er.decisions != dec || a->er.n_hist != a->seen_hist ||
+	    now_ns - a->pub_ns >= ADAPTIVE_PUBLISH_NS) {
+		a->pub_ns = now_ns;
+		publish_state(a, &pe);
+	}
+	return taken;
+}

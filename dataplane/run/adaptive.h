@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * adaptive.h - adaptive egress of one egress task: the port shaper's rate
+ * follows the path beyond the port (ports[].adaptive), so that the queue a
+ * bottleneck further on would hold forms in the gateway's scheduler, where
+ * the classes order it.
+ *
+ * The loop, each pass of the egress task that owns it:
+ *  1. departures: every TCP segment and RoCEv2 RC request the scheduler
+ *     hands out is parsed (pkt_parse, its headers only) and recorded in
+ *     the path monitor (path/pathmon.h: samples, sequence state);
+ *  2. events: the RX tasks of the same port post the returning TCP ACKs,
+ *     RoCE ACKs/NAKs and CNPs they see (pathmon_ack_of) on one SPSC ring
+ *     each (path/pathmon_ring.h); the owner drains them into the monitor;
+ *  3. decision: when the controller (cc/edge_rate.h) is due -- at most
+ *     once per smoothed RTT -- the monitor's estimate (base RTT, srtt,
+ *     delivery rate, mark fraction) gives the rate, and the scheduler's
+ *     port bucket takes it (sched_set_port_rate: share-based ceilings and
+ *     minimums follow) when it differs from the applied one by more than
+ *     ADAPTIVE_APPLY_EPS of it, or the state changed.
+ * Units: the monitor's delivery rate is the measured flows' payload
+ * acknowledged; the shaper charges every frame (length + overhead). The
+ * delivery rate the controller sees is scaled by the ratio of the bytes
+ * the shaper charged for departures to the measured payload among them
+ * (per decision period, smoothed with gain 1/4; periods without
+ * measured payload leave it), so headers,
+ * pure ACKs and unmeasured traffic (UDP) count as delivered in the same
+ * proportion: at a steady bottleneck it equals the shaper rate the path
+ * carries.
+ * With no samples the rate is ports[].rate, and the state says so
+ * (no_samples). Off (mode: off) nothing of this runs: no parse, no event
+ * (the RX tasks post none), the shaper at ports[].rate.
+ *
+ * Multi-queue: each egress task (port, queue) has its own monitor and
+ * controller over the flows it transmits, and its own shaper (the
+ * scheduler's port bucket is per queue). Every RX task of the port posts
+ * each event to every egress task of the port (the reverse flow's RSS
+ * queue says nothing about the forward flow's); a monitor counts events
+ * of flows it does not have as unmatched.
+ *
+ * Live reload (adaptive_configure, called by the owner right after the
+ * scheduler took the new policy, whose port bucket is then at the
+ * policy's rate): turning it on starts the controller at ports[].rate
+ * with no samples; new parameters keep its state, the rate cut into the
+ * new bounds; turning it off leaves the policy's rate. The monitor's
+ * flows and samples survive reloads.
+ *
+ * Ownership: a struct port_adaptive belongs to the thread of its egress
+ * task: every function below but adaptive_read() is the owner's (or
+ * set-up's). The control thread reads the counters with ctr_read() and
+ * the published view with adaptive_read() (a sequence lock of relaxed
+ * atomic words: the owner never waits).
+ */
+#ifndef XDPLANE_ADAPTIVE_H
+#define XDPLANE_ADAPTIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "bits.h"
+#include "counters.h"
+#include "edge_rate.h"
+#include "pathmon.h"
+#include "pathmon_ring.h"
+#include "qos.h"
+#include "tc_sched.h"
+
+#define ADAPTIVE_MAX_IN 64 /* event rings: one per RX task of the port */
+#define ADAPTIVE_EV_BATCH 64 /* events taken per ring and pass, at most */
+#define ADAPTIVE_APPLY_EPS                                                     \
+	0.002 /* rate changes smaller than this
+				  * fraction are not applied */
+#define ADAPTIVE_PUBLISH_NS 1000000ull /* the view, without decisions */
+
+struct adaptive_counters {
+	ctr_t events; /* events taken from the RX tasks */
+	ctr_t rtt_samples; /* RTT samples the events gave */
+	ctr_t decisions; /* controller decisions */
+	ctr_t cuts; /* ...that cut the rate (drain) */
+	ctr_t rate_changes; /* rates applied to the shaper */
+	ctr_t apply_errors; /* sched_set_port_rate() refused: a bug */
+} __cacheline_aligned;
+
+/* One decision, as operators see it. */
+struct adaptive_decision {
+	uint64_t t_ns; /* monotonic clock */
+	uint64_t rate_bps;
+	uint64_t delivery_bps;
+	uint64_t qdelay_ns;
+	uint64_t state; /* enum edge_rate_state */
+};
+
+/* The published state (adaptive_read). Every field a 64-bit word. */
+struct adaptive_view {
+	uint64_t on;
+	uint64_t state; /* enum edge_rate_state */
+	uint64_t rate_bps; /* the shaper's rate now */
+	uint64_t max_bps, floor_bps, target_ns;
+	uint64_t base_rtt_ns, srtt_ns, qdelay_ns; /* at the last decision */
+	uint64_t delivery_bps; /* windowed max at the last decision */
+	uint64_t delivery_last_bps; /* the last interval's */
+	uint64_t mark_ppm; /* marked fraction, parts per million */
+	uint64_t samples_recent; /* RTT samples in the rate window */
+	uint64_t flows; /* flows the monitor tracks */
+	uint64_t n_hist; /* decisions recorded (newest: (n_hist - 1) % N) */
+	struct adaptive_decision hist[EDGE_RATE_HISTORY];
+};
+
+struct port_adaptive {
+	bool on;
+	int port;
+	struct edge_rate_params par;
+	struct edge_rate er;
+	struct pathmon pm;
+	bool pm_ready; /* pathmon_init() done */
+	struct pathmon_ring *in[ADAPTIVE_MAX_IN];
+	uint32_t n_in;
+	uint64_t applied_bps; /* the rate the scheduler runs at */
+	uint64_t policy_bps; /* ports[].rate of the running policy */
+	uint32_t overhead; /* bytes the shaper charges per frame on top */
+	uint64_t dep_wire; /* bytes the shaper charged for departures */
+	uint64_t dep_payload; /* payload of the measured flows among them */
+	double wire_ratio; /* their ratio, smoothed over decisions; 0: none */
+	uint32_t seen_hist; /* er.n_hist at the last publication */
+	uint64_t pub_ns; /* time of the last publication */
+	struct adaptive_counters ctr;
+	/* published: sequence (odd while the owner writes), then the view */
+	uint64_t view_seq;
+	struct adaptive_view view;
+};
+
+/* Allocate the monitor (fixed memory, pathmon_params_default with a
+ * random hash seed). Off until adaptive_configure(). Thread: set-up.
+ * Syscalls: allocates; getrandom(2). 0 or -ENOMEM. */
+int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns);
+/* Thread: the control thread, once the worker has stopped. Syscalls:
+ * allocates (free). */
+void adaptive_fini(struct port_adaptive *a);
+/* Take events from ring r too. Thread: set-up. 0 or -ENOSPC. */
+int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r);
+
+/* Would adaptive_configure() accept the policy's settings for port
+ * `port`? 0, or -EINVAL with the reason in *why. For the control plane. */
+int adaptive_check(const struct qos_policy *pol, int port, const char **why);
+/* The policy's settings for this port (init and each reload), after the
+ * scheduler took the policy. Thread: the owner, or set-up. Syscalls:
+ * none. */
+void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
+			struct sched *s, uint64_t now_ns);
+
+/* Record the departures among the n packets in d (the first frame of a
+ * chain holds its headers: head[i] bytes of it; NULL: d[i].len). Only
+ * when a->on. Thread: the owner. Syscalls: none. */
+void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
+			 const struct frame_desc *d, const uint32_t *head,
+			 uint32_t n, uint64_t now_ns);
+/* Take the events, decide when due, apply the rate to s. Returns the
+ * events taken. Only when a->on. Thread: the owner. Syscalls: none. */
+uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
+		       uint64_t now_ns);
+
+/* A consistent copy of the published view. Thread: any. */
+void adaptive_read(const struct port_adaptive *a, struct adaptive_view *out);
+
+#endif
