@@ -121,14 +121,17 @@ int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r)
 	return 0;
 }
 
-/* The controller's parameters from the policy's port. */
-static void params_of(const struct qos_port *pp, struct edge_rate_params *p)
+/* The controller's parameters from the policy's port, for one of div
+ * queues sharing its rate (sched_set_queue_share). */
+static void params_of(const struct qos_port *pp, uint32_t div,
+		      struct edge_rate_params *p)
 {
-	edge_rate_params_default(p, (double)pp->rate_bps);
+	div = div ? div : 1;
+	edge_rate_params_default(p, (double)pp->rate_bps / div);
 	if (pp->adaptive.target_ns)
 		p->target_ns = pp->adaptive.target_ns;
 	if (pp->adaptive.floor_bps)
-		p->floor_bps = (double)pp->adaptive.floor_bps;
+		p->floor_bps = (double)pp->adaptive.floor_bps / div;
 	if (pp->adaptive.probe_gain > 0)
 		p->probe_gain = pp->adaptive.probe_gain;
 }
@@ -145,7 +148,7 @@ int adaptive_check(const struct qos_policy *pol, int port, const char **why)
 		*why = "adaptive needs a shaped port (ports[].rate)";
 		return -EINVAL;
 	}
-	params_of(pp, &p);
+	params_of(pp, 1, &p);
 	return edge_rate_params_check(&p, why);
 }
 
@@ -171,13 +174,13 @@ void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
 	const char *why;
 	bool was_on = a->on;
 
-	a->policy_bps = pp->rate_bps;
+	a->policy_bps = pp->rate_bps / (s->queue_share ? s->queue_share : 1);
 	a->overhead = pp->overhead;
 	a->applied_bps = sched_port_rate(s);
 	a->on = a->pm_ready && !adaptive_check(pol, a->port, &why) &&
 		pp->adaptive.on;
 	if (a->on) {
-		params_of(pp, &a->par);
+		params_of(pp, s->queue_share, &a->par);
 		if (was_on)
 			edge_rate_set_params(&a->er, &a->par);
 		else

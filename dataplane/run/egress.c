@@ -56,6 +56,17 @@ void egress_task_fini(struct egress_task *t)
 	sched_fini(&t->sched);
 }
 
+int egress_task_set_queues(struct egress_task *t, uint32_t n,
+			   const struct qos_policy *pol)
+{
+	uint64_t now = mono_ns();
+	int err = sched_set_queue_share(&t->sched, n, pol, t->port, now);
+
+	if (!err)
+		adaptive_configure(&t->adapt, pol, &t->sched, now);
+	return err;
+}
+
 int egress_task_add_path(struct egress_task *t, struct pathmon_ring *r)
 {
 	return adaptive_add_input(&t->adapt, r);

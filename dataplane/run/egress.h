@@ -226,6 +226,12 @@ int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 			  uint32_t owner, struct return_ring *ret);
 /* Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int egress_task_add_feedback(struct egress_task *t, struct feedback_ring *r);
+/* The task is one of the n egress queues of its port: the policy's rates
+ * are shared among them (sched_set_queue_share; adaptive egress runs
+ * each queue between its parts of the floor and the rate). pol: the
+ * running policy. Thread: set-up. Syscalls: none. 0 or -errno. */
+int egress_task_set_queues(struct egress_task *t, uint32_t n,
+			   const struct qos_policy *pol);
 /* Path events (adaptive.h) from ring r too: one per RX task of the
  * port. Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int egress_task_add_path(struct egress_task *t, struct pathmon_ring *r);

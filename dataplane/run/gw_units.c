@@ -183,6 +183,10 @@ int gw_units_setup(struct gateway *gw)
 		err = egress_task_init(&gw->eg[u], &gw->port[1 - p].q[q],
 				       &gw->umem, gw->p.batch, &gw->live->qos,
 				       1 - p, per_part);
+		/* the port's queues share its rates */
+		if (!err && gw->p.queues > 1)
+			err = egress_task_set_queues(&gw->eg[u], gw->p.queues,
+						     &gw->live->qos);
 		if (err)
 			return err;
 		if (gw->multibuf) {

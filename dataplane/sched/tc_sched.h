@@ -263,6 +263,8 @@ struct sched {
 	 * it a class's ceiling and minimum were given as (parts of 65536; 0:
 	 * an absolute rate or none): they follow the port's rate */
 	uint64_t port_bps;
+	uint32_t queue_share; /* the port's queues sharing the policy's rates
+			       * (sched_set_queue_share); 0 or 1: one */
 	uint32_t ceil_share[QOS_MAX_CLASSES];
 	uint32_t min_share[QOS_MAX_CLASSES];
 	/* cold: reload support */
@@ -310,6 +312,20 @@ int sched_check_policy(const struct qos_policy *pol, int port);
 int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 		      uint64_t now_ns);
 void sched_fini(struct sched *s);
+
+/*
+ * One of n egress queues of the port, each with its own scheduler: the
+ * port's rate and every class's ceiling and minimum (absolute or share)
+ * are divided by n in this scheduler, so the queues together keep the
+ * policy's rates (a queue whose flows are alone on the port still gets
+ * only its part: RSS spreads flows, not bytes). Bursts are not divided.
+ * Kept across reloads. By the owner or at set-up (it reconfigures: the
+ * policy given must be the one running). 0 or sched_reconfigure()'s
+ * error (then unchanged).
+ */
+int sched_set_queue_share(struct sched *s, uint32_t n,
+			  const struct qos_policy *pol, int port,
+			  uint64_t now_ns);
 
 /*
  * A new rate for the port shaper of a shaped port (the adaptive egress

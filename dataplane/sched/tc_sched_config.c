@@ -141,14 +141,23 @@ static void layout_remark(struct sched *s, uint32_t i,
 		s->remark_mask |= 1u << i;
 }
 
+/* A rate's part for one of div queues (0 stays 0, a rate never 0). */
+static uint64_t share_of(uint64_t bps, uint32_t div)
+{
+	uint64_t r = bps / div;
+
+	return bps && !r ? 1 : r;
+}
+
 /* Everything but the rings and the counters, from the policy, into a
- * zeroed *s: slots, levels, masks, buckets (full at now_ns), RED, names. */
+ * zeroed *s (but for s->queue_share): slots, levels, masks, buckets (full
+ * at now_ns; rates divided by queue_share), RED, names. */
 static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 			uint64_t now_ns)
 {
 	const struct qos_port *pp;
 	uint8_t order[QOS_MAX_CLASSES];
-	uint32_t n, i, j;
+	uint32_t n, i, j, div;
 	int err;
 
 	if (port < 0 || port > 1 || !pol->n_classes ||
@@ -158,15 +167,16 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 	pp = &pol->port[port];
 	if (pp->overhead > SCHED_MAX_OVERHEAD)
 		return -EINVAL;
+	div = s->queue_share ? s->queue_share : 1;
 	n = pol->n_classes;
 	s->n_slots = n;
 	s->overhead = pp->overhead;
 	if (pp->rate_bps) {
-		err = tb_init(&s->port, pp->rate_bps, pp->burst, now_ns);
+		s->port_bps = share_of(pp->rate_bps, div);
+		err = tb_init(&s->port, s->port_bps, pp->burst, now_ns);
 		if (err)
 			return err;
 		s->port_shaped = true;
-		s->port_bps = pp->rate_bps;
 	}
 
 	/* slots: class ids stable-sorted by level */
@@ -184,7 +194,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 	for (i = 0; i < n; i++) {
 		const struct qos_class *qc = &pol->classes[order[i]];
 		struct sched_class *c = &s->cl[i];
-		uint64_t ceil, min;
+		uint64_t ceil = 0, min = 0;
 
 		if (i && qc->level != pol->classes[order[i - 1]].level)
 			s->n_levels++;
@@ -210,6 +220,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 
 		err = class_rate(qc->ceil_bps, qc->ceil_share, pp->rate_bps,
 				 &ceil);
+		ceil = share_of(ceil, div);
 		if (!err && ceil) {
 			err = tb_init(&c->ceil, ceil, qc->ceil_burst, now_ns);
 			s->ceil_mask |= 1u << i;
@@ -218,6 +229,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 		if (!err)
 			err = class_rate(qc->min_bps, qc->min_share,
 					 pp->rate_bps, &min);
+		min = share_of(min, div);
 		if (!err && min) {
 			err = tb_init(&c->min, min, qc->min_burst, now_ns);
 			s->min_mask |= 1u << i;
@@ -386,6 +398,7 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 	n = &s->scratch->layout;
 	old_st = s->scratch->st;
 	memset(n, 0, sizeof(*n));
+	n->queue_share = s->queue_share;
 	err = sched_layout(n, pol, port, now_ns);
 	if (err)
 		return err;
@@ -559,6 +572,22 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 	ctr_add(&s->reloads, 1);
 	sched_check(s, true);
 	return 0;
+}
+
+int sched_set_queue_share(struct sched *s, uint32_t n,
+			  const struct qos_policy *pol, int port,
+			  uint64_t now_ns)
+{
+	uint32_t old = s->queue_share;
+	int err;
+
+	if (!n)
+		return -EINVAL;
+	s->queue_share = n;
+	err = sched_reconfigure(s, pol, port, now_ns);
+	if (err)
+		s->queue_share = old;
+	return err;
 }
 
 int sched_set_port_rate(struct sched *s, uint64_t rate_bps, uint64_t now_ns)

@@ -228,6 +228,37 @@ sys.exit(0 if on_node * kb * 1024 >= size and elsewhere == 0 else 1)
 PY
 tb_pass "UMEM ($((FRAMES * FRAME_SIZE >> 20)) MiB) resident on NUMA node $node, as reported"
 
+# --- the port's rate is the port's, not each queue's --------------------------
+# Reloaded with rate 20 Mbit/s on both ports; 4 streams A -> B, two on
+# each queue, offered 4 x 17 Mbit/s: gw1 sends 20 Mbit/s in all (each
+# queue's shaper its half), not 20 per queue.
+SHAPED=20000000 BIG=1400
+sed -i "s/  - interface: gw0/  - interface: gw0\n    rate: 20Mbit/; s/  - interface: gw1/  - interface: gw1\n    rate: 20Mbit/" "$TB_DIR/gw.yaml"
+"$CTL" -s "$SOCK" reload >"$TB_DIR/reload.txt" || tb_fail "reload with rate: $(cat "$TB_DIR/reload.txt")"
+for i in 0 1 2 3; do
+	tb_spawn "shaped$i" A taskset -c $((i % Q)) "$UC" send --to "$TB_IP_B:$((9300 + i))" \
+		--count 6000 --min $BIG --max $BIG --rate 1500 --seed $i
+done
+sleep 1
+s1=$("$CTL" -s "$SOCK" --json stats)
+sleep 2
+s2=$("$CTL" -s "$SOCK" --json stats)
+python3 - "$s1" "$s2" "$SHAPED" "$((14 + 20 + 8 + BIG))" <<'PY' || tb_fail "multi-queue shaping"
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+rate, frame = int(sys.argv[3]), int(sys.argv[4])
+dt = (b["now_mono_ns"] - a["now_mono_ns"]) / 1e9
+def gw1(s): return next(p for p in s["ports"] if p["name"] == "gw1")
+qs = [(y["tx_bytes"] - x["tx_bytes"]) * 8 / dt for x, y in zip(gw1(a)["queues"], gw1(b)["queues"])]
+total = sum(qs)
+want = rate * frame / (frame + 24)  # the shaper charges 24 bytes a frame more
+print(f"  gw1 sent {total / 1e6:.2f} Mbit/s (queues {', '.join(f'{q / 1e6:.2f}' for q in qs)}), "
+      f"want {want / 1e6:.2f} for the port", file=sys.stderr)
+ok = 0.9 * want <= total <= 1.05 * want and all(q >= 0.4 * want for q in qs)
+sys.exit(0 if ok else 1)
+PY
+tb_pass "rate 20 Mbit/s over $Q queues: the port sends its rate, each queue its part"
+
 tb_stop_gw || tb_fail "daemon exit status $?"
 missing=$(tb_stats gw.log 's["frames"]["missing"] + s["frames"]["doubles"]')
 [ "$missing" -eq 0 ] || tb_fail "frame census: $missing"

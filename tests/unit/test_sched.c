@@ -86,6 +86,8 @@ static int enq(struct sched *s, unsigned int cls, uint32_t len, uint64_t now)
 	return sched_enqueue(s, &d, NULL, now);
 }
 
+static uint64_t run_from; /* run_limited() starts at this time */
+
 struct result {
 	uint64_t bytes[QOS_MAX_CLASSES]; /* charged, in the window */
 	uint64_t total;
@@ -104,7 +106,8 @@ static void run_limited(struct sched *s, uint32_t mask, uint64_t warm,
 	uint32_t n, left;
 
 	memset(res, 0, sizeof(*res));
-	for (uint64_t now = 0; now < warm + dur; now += STEP_NS) {
+	for (uint64_t now = run_from; now < run_from + warm + dur;
+	     now += STEP_NS) {
 		for (unsigned int c = 0; c < QOS_MAX_CLASSES; c++) {
 			const struct sched_class_stats *st;
 
@@ -118,7 +121,7 @@ static void run_limited(struct sched *s, uint32_t mask, uint64_t warm,
 		do {
 			n = sched_dequeue(s, out, MIN(64, left), now);
 			left -= n;
-			if (now < warm)
+			if (now < run_from + warm)
 				continue;
 			for (uint32_t i = 0; i < n; i++) {
 				uint64_t b = out[i].len + OVH;
@@ -354,6 +357,89 @@ static void test_min_guarantee(void **state)
 	assert_rel("min 50 % under ceil 10 %", r.bytes[1] * 8.0, 0.1 * 1e10,
 		   0.005);
 	sched_fini(&s);
+}
+
+/* The adaptive egress's knob: a new port rate applies from now on, and
+ * the ceilings given as a share of the port follow it (absolute ones
+ * stay); a reload starts again from the policy's rate. */
+static void test_set_port_rate(void **state)
+{
+	struct qos_policy p;
+	struct result r;
+	struct sched s;
+	struct qos_class *hi, *lo;
+
+	policy_init(&p, 1000000000ull, 30000);
+	hi = add_class(&p, 0, 1500);
+	hi->ceil_share = SHARE(50);
+	hi->ceil_burst = 15000;
+	lo = add_class(&p, 1, 1500);
+	lo->ceil_bps = 300000000ull;
+	lo->ceil_burst = 15000;
+	assert_int_equal(sched_init_reloadable(&s, &p, 0, 4096, 0), 0);
+	fixed_len = 1500;
+	run_from = 0;
+	run(&s, 3, 10 * NS_PER_MS, NS_PER_S, size_fixed, &r);
+	assert_rel("1 Gbit/s: ceil 50 %", r.bytes[0] * 8.0, 0.5e9, 0.01);
+	assert_rel("1 Gbit/s: ceil 300 Mbit/s", r.bytes[1] * 8.0, 0.3e9, 0.01);
+	assert_int_equal(sched_port_rate(&s), 1000000000ull);
+
+	run_from = NS_PER_S + 10 * NS_PER_MS;
+	assert_int_equal(sched_set_port_rate(&s, 400000000ull, run_from), 0);
+	assert_int_equal(sched_port_rate(&s), 400000000ull);
+	run(&s, 3, 10 * NS_PER_MS, NS_PER_S, size_fixed, &r);
+	assert_rel("400 Mbit/s: port", r.total * 8.0, 0.4e9, 0.01);
+	assert_rel("400 Mbit/s: ceil 50 % of it", r.bytes[0] * 8.0, 0.2e9,
+		   0.01);
+	assert_rel("400 Mbit/s: the rest", r.bytes[1] * 8.0, 0.2e9, 0.01);
+
+	assert_int_equal(sched_set_port_rate(&s, 0, run_from), -EINVAL);
+	run_from = 3 * NS_PER_S;
+	assert_int_equal(sched_reconfigure(&s, &p, 0, run_from), 0);
+	assert_int_equal(sched_port_rate(&s), 1000000000ull);
+	sched_fini(&s);
+
+	/* unshaped: nothing to set */
+	policy_init(&p, 0, 30000);
+	add_class(&p, 0, 1500);
+	assert_int_equal(sched_init_reloadable(&s, &p, 0, 64, 0), 0);
+	assert_int_equal(sched_set_port_rate(&s, 1000, 0), -ENOENT);
+	sched_fini(&s);
+	run_from = 0;
+}
+
+/* One of 4 queues of a port: the port's rate and the class ceilings
+ * (share and absolute) are a quarter each, kept across a reload. */
+static void test_queue_share(void **state)
+{
+	struct qos_policy p;
+	struct result r;
+	struct sched s;
+	struct qos_class *hi, *lo;
+
+	policy_init(&p, 1000000000ull, 30000);
+	hi = add_class(&p, 0, 1500);
+	hi->ceil_share = SHARE(50);
+	hi->ceil_burst = 15000;
+	lo = add_class(&p, 1, 1500);
+	lo->ceil_bps = 100000000ull;
+	lo->ceil_burst = 15000;
+	assert_int_equal(sched_init_reloadable(&s, &p, 0, 4096, 0), 0);
+	assert_int_equal(sched_set_queue_share(&s, 4, &p, 0, 0), 0);
+	assert_int_equal(sched_port_rate(&s), 250000000ull);
+	fixed_len = 1500;
+	run_from = 0;
+	run(&s, 3, 10 * NS_PER_MS, NS_PER_S, size_fixed, &r);
+	assert_rel("a quarter: ceil 50 %", r.bytes[0] * 8.0, 0.125e9, 0.01);
+	assert_rel("a quarter: ceil 100 Mbit/s", r.bytes[1] * 8.0, 0.025e9,
+		   0.01);
+	run_from = 2 * NS_PER_S;
+	assert_int_equal(sched_reconfigure(&s, &p, 0, run_from), 0);
+	assert_int_equal(sched_port_rate(&s), 250000000ull);
+	assert_int_equal(sched_set_queue_share(&s, 0, &p, 0, run_from),
+			 -EINVAL);
+	sched_fini(&s);
+	run_from = 0;
 }
 
 /* A class over its ceiling is skipped, not dropped; next_event says when
@@ -834,6 +920,8 @@ int main(void)
 		cmocka_unit_test(test_dwrr_shares),
 		cmocka_unit_test(test_dwrr_deficit_reset),
 		cmocka_unit_test(test_min_guarantee),
+		cmocka_unit_test(test_set_port_rate),
+		cmocka_unit_test(test_queue_share),
 		cmocka_unit_test(test_ceiling_skips),
 		cmocka_unit_test(test_next_event),
 		cmocka_unit_test(test_queue_limits),
