@@ -27,6 +27,7 @@
  * blocked in every thread and taken by the event loop through a signalfd.
  */
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 		"  -V, --version       print the version\n");
 }
 
+#define MAIN_MMAP_THRESHOLD (64 * 1024) /* bytes */
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -73,6 +76,13 @@ int main(int argc, char **argv)
 	};
 	const char *path = DEFAULT_CONFIG;
 	bool check = false, dump = false, system_check = true, forced = false;
+
+	/* A flat RSS: the control thread's periodic snapshots (about 230 KB)
+	 * and rendered answers get a mapping of their own each time, given
+	 * back at free, instead of glibc raising its threshold after the
+	 * first one and growing the heap for good (a fixed threshold also
+	 * stops that adjustment). */
+	mallopt(M_MMAP_THRESHOLD, MAIN_MMAP_THRESHOLD);
 	struct xdplane_config *cfg;
 	struct config_error cerr;
 	char kerr[1200];
