@@ -233,6 +233,28 @@ static void render_process(FILE *out, const struct stats_snapshot *s)
 }
 
 /* Health (health.h), the workers' loops, the process's resources. */
+/* The per-worker families (struct snap_worker's counters). */
+struct worker_family {
+	const char *name, *help;
+	size_t off; /* a uint64_t of struct snap_worker */
+	bool seconds; /* nanoseconds, exported in seconds */
+};
+
+static const struct worker_family worker_families[] = {
+	{"xdplane_worker_busy_seconds_total",
+	 "Time the worker's loop spent in passes that moved something (a "
+	 "polling worker's CPU time is always 100 %: this is its load).",
+	 offsetof(struct snap_worker, busy_ns), true},
+	{"xdplane_worker_idle_seconds_total",
+	 "Time the worker's loop spent in passes that found nothing to do, "
+	 "spinning or asleep.",
+	 offsetof(struct snap_worker, idle_ns), true},
+	{"xdplane_worker_loops_total",
+	 "Passes of the worker's loop (its heartbeat: an idle worker still "
+	 "turns once a second).",
+	 offsetof(struct snap_worker, loops), false},
+};
+
 static void render_health(FILE *out, const struct stats_snapshot *s)
 {
 	uint32_t nw = s->n_workers < SNAP_MAX_WORKERS ? s->n_workers
@@ -262,33 +284,25 @@ static void render_health(FILE *out, const struct stats_snapshot *s)
 			   !!(s->health.degraded & (1u << r)));
 	}
 
-	family(out, "xdplane_worker_busy_seconds_total", "counter",
-	       "Time the worker's loop spent in passes that moved something "
-	       "(a polling worker's CPU time is always 100 %: this is its "
-	       "load).");
-	for (uint32_t i = 0; i < nw; i++) {
-		snprintf(wbuf, sizeof(wbuf), "%" PRIu32, i);
-		l[0] = LABEL("worker", wbuf);
-		sample_double(out, "xdplane_worker_busy_seconds_total", l, 1,
-			      (double)s->workers[i].busy_ns * 1e-9);
-	}
-	family(out, "xdplane_worker_idle_seconds_total", "counter",
-	       "Time the worker's loop spent in passes that found nothing to "
-	       "do, spinning or asleep.");
-	for (uint32_t i = 0; i < nw; i++) {
-		snprintf(wbuf, sizeof(wbuf), "%" PRIu32, i);
-		l[0] = LABEL("worker", wbuf);
-		sample_double(out, "xdplane_worker_idle_seconds_total", l, 1,
-			      (double)s->workers[i].idle_ns * 1e-9);
-	}
-	family(out, "xdplane_worker_loops_total", "counter",
-	       "Passes of the worker's loop (its heartbeat: an idle worker "
-	       "still turns once a second).");
-	for (uint32_t i = 0; i < nw; i++) {
-		snprintf(wbuf, sizeof(wbuf), "%" PRIu32, i);
-		l[0] = LABEL("worker", wbuf);
-		sample_u64(out, "xdplane_worker_loops_total", l, 1,
-			   s->workers[i].loops);
+	for (size_t k = 0;
+	     k < sizeof(worker_families) / sizeof(worker_families[0]); k++) {
+		const struct worker_family *f = &worker_families[k];
+
+		family(out, f->name, "counter", f->help);
+		for (uint32_t i = 0; i < nw; i++) {
+			const uint64_t *v =
+				(const uint64_t *)((const char *)&s
+							   ->workers[i] +
+						   f->off);
+
+			snprintf(wbuf, sizeof(wbuf), "%" PRIu32, i);
+			l[0] = LABEL("worker", wbuf);
+			if (f->seconds)
+				sample_double(out, f->name, l, 1,
+					      (double)*v * 1e-9);
+			else
+				sample_u64(out, f->name, l, 1, *v);
+		}
 	}
 
 	family(out, "process_cpu_seconds_total", "counter",

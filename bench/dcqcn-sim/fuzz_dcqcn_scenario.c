@@ -18,17 +18,7 @@
 #include "scenario.h"
 #include "sim.h"
 #include "trace.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #x);                                 \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz_check.h"
 
 #define RUN_MAX_WORK                                                           \
 	2e5 /* run accepted scenarios of up to this many

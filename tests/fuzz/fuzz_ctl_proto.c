@@ -28,17 +28,7 @@
 #include <string.h>
 #include "ctl_proto.h"
 #include "steer_prog.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #x);                                 \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz_check.h"
 
 struct fake {
 	unsigned int snapshots, reloads, flows, congestions, levels;

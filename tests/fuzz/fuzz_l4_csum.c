@@ -27,17 +27,7 @@
 #include <string.h>
 #include "l4_csum.h"
 #include "pkt_parse.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #x);                                 \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz_check.h"
 
 static uint8_t *dup_exact(const uint8_t *p, uint32_t n)
 {

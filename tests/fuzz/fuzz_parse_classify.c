@@ -36,17 +36,7 @@
 #include "pkt_parse.h"
 #include "remark.h"
 #include "ref_classify.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #x);                                 \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz_check.h"
 
 static struct qos_policy pol;
 static struct classifier cls;

@@ -32,17 +32,7 @@
 #include "pathmon.h"
 #include "pkt_parse.h"
 #include "pkt_tcp.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #x);                                 \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "fuzz_check.h"
 
 #define US 1000ull
 #define MS 1000000ull
