@@ -175,7 +175,11 @@ pings trust
 errs0=$(ip netns exec "$TB_B" nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
 udp udpt $TB_IP_B:9000 1000
 ok=$UDP_OK
-[ "$ok" -eq 0 ] || tb_fail "trust: $ok partial-checksum datagrams were accepted by the far host"
+# A partial field equals the full checksum by chance about once in 65535
+# datagrams (the source port is ephemeral, so which one changes from run
+# to run): up to 3 of 1000 accepted is chance (Poisson, p < 1e-6 for 4),
+# more is trust completing checksums
+[ "$ok" -le 3 ] || tb_fail "trust: $ok partial-checksum datagrams were accepted by the far host"
 errs1=$(ip netns exec "$TB_B" nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
 [ $((errs1 - errs0)) -ge 900 ] ||
 	tb_fail "trust: the far host counted $((errs1 - errs0)) UDP checksum errors for 1000 datagrams"

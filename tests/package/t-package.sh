@@ -116,13 +116,15 @@ for f in /usr/sbin/xdplane /usr/bin/xdplanectl /usr/share/man/man8/xdplane.8 \
 	/usr/share/man/man8/xdplanectl.8 /usr/share/man/man5/xdplane.yaml.5 \
 	/etc/xdplane/xdplane.yaml /lib/systemd/system/xdplane.service \
 	/lib/systemd/system/xdplane@.service /usr/lib/sysusers.d/xdplane.conf \
-	/usr/share/bash-completion/completions/xdplanectl; do
+	/usr/share/bash-completion/completions/xdplanectl \
+	/usr/share/xdplane/prometheus/xdplane.rules.yml \
+	/usr/share/xdplane/grafana/xdplane.json; do
 	grep -qx "$f" "$WORK/contents" || fail "the package lacks $f"
 done
 ! grep -q '^/usr/local' "$WORK/contents" || fail "the package installs under /usr/local"
 [ "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xO ./conffiles)" = /etc/xdplane/xdplane.yaml ] ||
 	fail "conffiles is not exactly /etc/xdplane/xdplane.yaml"
-pass "contents: programs, 3 man pages, 2 units, sysusers.d, completion; conffile /etc/xdplane/xdplane.yaml"
+pass "contents: programs, 3 man pages, 2 units, sysusers.d, completion, alert rules, dashboard; conffile /etc/xdplane/xdplane.yaml"
 
 # Depends = what dpkg-shlibdeps finds the two programs need (names)
 mkdir -p "$WORK/x/debian"
