@@ -33,6 +33,7 @@ void edge_rate_params_default(struct edge_rate_params *p, double max_bps)
 	p->margin = 0.05;
 	p->hold_ns = 1000000000ull;
 	p->min_interval_ns = 20000;
+	p->drain_min_ns = 0;
 }
 
 int edge_rate_params_check(const struct edge_rate_params *p, const char **why)
@@ -135,7 +136,8 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 {
 	double excess =
 		qd > p->target_ns / 2 ? (double)(qd - p->target_ns / 2) : 0;
-	double f, r;
+	uint64_t rtt;
+	double f, r, horizon;
 
 	er->cuts++;
 	if (est->delivery_bps <= 0) {
@@ -145,9 +147,16 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 		return er->rate_bps *
 		       (1 - (f > EDGE_MAX_CUT ? EDGE_MAX_CUT : f));
 	}
-	f = p->beta * excess /
-	    (EDGE_DRAIN_RTTS *
-	     (double)(est->base_rtt_ns ? est->base_rtt_ns : qd));
+	/* the round trip the drain counts in: the base RTT, but no shorter
+	 * than the decision interval (a decision sees a cut's effect no
+	 * sooner) */
+	rtt = est->base_rtt_ns ? est->base_rtt_ns : qd;
+	if (rtt < p->min_interval_ns)
+		rtt = p->min_interval_ns;
+	horizon = EDGE_DRAIN_RTTS * (double)rtt;
+	if (horizon < (double)p->drain_min_ns)
+		horizon = (double)p->drain_min_ns;
+	f = p->beta * excess / horizon;
 	if (f < p->margin)
 		f = p->margin;
 	if (f > EDGE_MAX_CUT)
@@ -166,6 +175,13 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 
 	if (now_ns < er->next_ns)
 		return er->rate_bps;
+	/* too few recent samples to decide (a pause of the traffic): keep
+	 * the rate until hold_ns passed without any */
+	if (!est->valid && er->state != EDGE_NO_SAMPLES &&
+	    est->last_sample_ns && now_ns - est->last_sample_ns <= p->hold_ns) {
+		er->next_ns = now_ns + p->min_interval_ns;
+		return er->rate_bps;
+	}
 	if (!est->valid || now_ns - est->last_sample_ns > p->hold_ns) {
 		er->next_ns = now_ns + p->min_interval_ns;
 		if (er->state != EDGE_NO_SAMPLES ||

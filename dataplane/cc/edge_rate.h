@@ -19,6 +19,8 @@
  * in the samples one round trip later):
  *  - no sample for hold_ns: the rate is max_bps (ports[].rate): nothing is
  *    known, so the port behaves as without the controller (NO_SAMPLES);
+ *    too few recent samples to decide, but one within hold_ns (the
+ *    traffic paused): the rate is kept, no decision;
  *  - congested (queueing delay above target, or marks returning): with its
  *    queue standing, the bottleneck delivers its capacity, so the rate
  *    goes to (1 - f) x the delivery rate, f large enough to drain the
@@ -93,6 +95,9 @@ struct edge_rate_params {
 	uint64_t hold_ns; /* no sample this long: back to max_bps */
 	uint64_t min_interval_ns; /* decisions at most this often, also
 				   * when the RTT is shorter */
+	uint64_t drain_min_ns; /* a cut drains the excess delay over no
+				* less than this (0: 4 RTTs only); longer
+				* makes transient bursts beyond cost less */
 };
 
 /* Defaults for a port of max_bps: target 500 us, floor 10 % of max, gain

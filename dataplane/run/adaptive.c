@@ -134,6 +134,10 @@ static void params_of(const struct qos_port *pp, uint32_t div,
 		p->floor_bps = (double)pp->adaptive.floor_bps / div;
 	if (pp->adaptive.probe_gain > 0)
 		p->probe_gain = pp->adaptive.probe_gain;
+	/* the monitor's samples (one per flow and RTT) and its delivery
+	 * intervals do not support decisions faster than this */
+	p->min_interval_ns = ADAPTIVE_MIN_DECISION_NS;
+	p->drain_min_ns = ADAPTIVE_DRAIN_NS;
 }
 
 int adaptive_check(const struct qos_policy *pol, int port, const char **why)
@@ -250,6 +254,16 @@ static double wire_rate(const struct port_adaptive *a, double payload_bps)
 	return a->wire_ratio > 0 ? payload_bps * a->wire_ratio : payload_bps;
 }
 
+/* CE marks the scheduler's classes have set, in all. */
+static uint64_t own_marks(const struct sched *s)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		sum += ctr_read(&s->st[i].ecn_marks);
+	return sum;
+}
+
 uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		       uint64_t now_ns)
 {
@@ -257,7 +271,7 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	struct pathmon_est pe;
 	struct edge_est est;
 	uint32_t taken = 0, samples = 0, n;
-	uint64_t dec, cuts;
+	uint64_t dec, cuts, own;
 	double r;
 
 	for (uint32_t i = 0; i < a->n_in; i++) {
@@ -285,8 +299,22 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		 * (edge_rate.h keeps its own capacity estimate) */
 		.delivery_bps = wire_rate(a, pe.delivery_bps_last),
 		.delivery_mean_bps = wire_rate(a, pe.delivery_bps_mean),
-		.mark_frac = pe.mark_frac,
+		/* the last interval's marked fraction, above a floor: an
+		 * average that decays towards 0 would keep cutting */
+		.mark_frac = pe.mark_frac_last >= ADAPTIVE_MARK_MIN
+				     ? pe.mark_frac_last
+				     : 0,
 	};
+	/* Marks the gateway set itself (its classes' RED/ECN, once the
+	 * queue is here) come back as ECE and CNPs too: while its own
+	 * marks grow, returning marks say nothing of the path beyond. */
+	own = own_marks(s);
+	if (own != a->own_marks) {
+		a->own_marks = own;
+		a->own_marks_ns = now_ns;
+	}
+	if (a->own_marks_ns && now_ns - a->own_marks_ns < ADAPTIVE_OWN_MARKS_NS)
+		est.mark_frac = 0;
 	dec = a->er.decisions;
 	cuts = a->er.cuts;
 	r = edge_rate_update(&a->er, &a->par, &est, now_ns);

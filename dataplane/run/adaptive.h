@@ -27,6 +27,13 @@
  * pure ACKs and unmeasured traffic (UDP) count as delivered in the same
  * proportion: at a steady bottleneck it equals the shaper rate the path
  * carries.
+ * Marks: returning congestion marks (TCP ECE, RoCE CNPs: the last
+ * interval's fraction, when at least ADAPTIVE_MARK_MIN) cut the rate only
+ * when the gateway's own classes set no CE mark in the last
+ * ADAPTIVE_OWN_MARKS_NS: once the queue is in the gateway its RED/ECN
+ * marks come back the same way, and counting them would cut the rate
+ * again and again (measured on the spine bench: the rate at the floor,
+ * the collective 7x slower).
  * With no samples the rate is ports[].rate, and the state says so
  * (no_samples). Off (mode: off) nothing of this runs: no parse, no event
  * (the RX tasks post none), the shaper at ports[].rate.
@@ -69,6 +76,20 @@
 #define ADAPTIVE_APPLY_EPS                                                     \
 	0.002 /* rate changes smaller than this
 				  * fraction are not applied */
+#define ADAPTIVE_MIN_DECISION_NS                                               \
+	1000000ull /* decisions at most every
+						* 1 ms (edge_rate's
+						* min_interval_ns) */
+#define ADAPTIVE_DRAIN_NS                                                      \
+	20000000ull /* a cut drains the excess over at
+					* least 20 ms (edge_rate's
+					* drain_min_ns): a burst beyond
+					* that passes costs a small cut */
+#define ADAPTIVE_MARK_MIN 0.01 /* marked fraction that counts as marks */
+#define ADAPTIVE_OWN_MARKS_NS                                                  \
+	50000000ull /* returning marks are ignored
+					   * this long after the gateway's
+					   * own last CE mark */
 #define ADAPTIVE_PUBLISH_NS 1000000ull /* the view, without decisions */
 
 struct adaptive_counters {
@@ -120,6 +141,8 @@ struct port_adaptive {
 	uint64_t dep_wire; /* bytes the shaper charged for departures */
 	uint64_t dep_payload; /* payload of the measured flows among them */
 	double wire_ratio; /* their ratio, smoothed over decisions; 0: none */
+	uint64_t own_marks; /* CE marks of the scheduler at the last decision */
+	uint64_t own_marks_ns; /* when they last grew; 0: never */
 	uint32_t seen_hist; /* er.n_hist at the last publication */
 	uint64_t pub_ns; /* time of the last publication */
 	struct adaptive_counters ctr;
