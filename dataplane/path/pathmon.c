@@ -573,9 +573,16 @@ static bool depart_roce(struct pathmon *pm, struct pathmon_flow *f,
 			f->pend = PATHMON_NONE;
 			ctr_add(&pm->st.karn_invalidated, 1);
 		}
+		memset(f->dep_ns, 0, sizeof(f->dep_ns));
 		return false;
 	}
 	f->snd_max = psn;
+	f->last_dep_ns = now;
+	if (!(d->flags & PATHMON_DF_NOSAMPLE)) {
+		f->dep_end[f->dep_pos] = psn;
+		f->dep_ns[f->dep_pos] = now;
+		f->dep_pos = (uint8_t)((f->dep_pos + 1) % PATHMON_DEP_RING);
+	}
 	if (!(d->flags & PATHMON_DF_NOSAMPLE) && d->bytes)
 		f->psn_bytes = d->bytes;
 	if (f->pend == PATHMON_ROCE_PSN &&
@@ -743,7 +750,7 @@ static uint64_t ack_roce(struct pathmon *pm, const struct pathmon_ack *ev,
 {
 	struct pathmon_key lk = ev->key;
 	struct pathmon_flow *f;
-	uint32_t h, pos, a, d, slot;
+	uint32_t h, pos, a, d, slot, k, span;
 	unsigned int type = pathmon_aeth_type(ev->syndrome);
 
 	if (type != PATHMON_AETH_ACK && type != PATHMON_AETH_NAK &&
@@ -793,14 +800,40 @@ static uint64_t ack_roce(struct pathmon *pm, const struct pathmon_ack *ev,
 		}
 		return 0;
 	}
+	/* exact: the ACK of one of the last requests that left (a
+	 * coalescing responder acknowledges when that PSN arrives) */
+	if (pm->par.exact_ring) {
+		uint64_t rtt;
+
+		budget_roll(pm, now);
+		rtt = ring_sample(pm, f, a, ev->seen_ns, now);
+		if (rtt) {
+			if (f->pend == PATHMON_ROCE_PSN &&
+			    ((a - f->pend_val) & PATHMON_PSN_MASK) < PSN_HALF)
+				f->pend = PATHMON_NONE;
+			return rtt;
+		}
+	}
 	if (f->pend != PATHMON_ROCE_PSN ||
 	    pend_expire(pm, f, now, age_limit(pm)))
 		return 0;
 	/* covers the recorded PSN: a in [recorded, highest sent] */
-	if (((a - f->pend_val) & PATHMON_PSN_MASK) <=
-	    ((f->snd_max - f->pend_val) & PATHMON_PSN_MASK))
+	k = (a - f->pend_val) & PATHMON_PSN_MASK;
+	span = (f->snd_max - f->pend_val) & PATHMON_PSN_MASK;
+	if (k > span)
+		return 0;
+	if (!k)
 		return take_sample(pm, f, ev->seen_ns, now, true);
-	return 0;
+	/* an ACK sent for a later request (the responder coalesces):
+	 * measured from that request's departure, interpolated by PSN */
+	if (f->last_dep_ns < f->pend_ns) {
+		f->pend = PATHMON_NONE;
+		return 0;
+	}
+	f->pend_ns +=
+		(uint64_t)((double)(f->last_dep_ns - f->pend_ns) * k / span);
+	ctr_add(&pm->st.ack_interpolated, 1);
+	return take_sample(pm, f, ev->seen_ns, now, false);
 }
 
 uint64_t pathmon_ack(struct pathmon *pm, const struct pathmon_ack *ev,

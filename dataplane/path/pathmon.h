@@ -49,6 +49,11 @@
  *            invalidates the pending sample (nak_invalidated); a request
  *            that leaves with a PSN not after the highest sent (a
  *            retransmission) does too (karn_invalidated).
+ * RoCE likewise: an ACK whose PSN is one of the flow's last
+ * PATHMON_DEP_RING requests is exact (a coalescing responder acknowledges
+ * when that request arrives); one covering the recorded PSN and more is
+ * measured from the later request's departure, interpolated by PSN (kept
+ * out of the base); a go-back-N retransmission empties the ring.
  * Exact TCP samples: each flow keeps its last PATHMON_DEP_RING segments
  * with new data (end, departure); an ACK that newly acknowledges exactly
  * up to one of them was sent for that segment (a delayed ACK or a GRO
@@ -313,9 +318,10 @@ struct pathmon_flow {
 	uint32_t sqpn; /* RoCE: the requester's QP, learned */
 	uint32_t psn_bytes; /* RoCE: payload of the last request packet */
 	uint32_t pend_end; /* TCP: end sequence of the recorded segment */
-	uint64_t last_dep_ns; /* TCP: departure that last advanced snd_max */
-	/* TCP: the last PATHMON_DEP_RING segments that left with new data:
-	 * end sequence and departure time (0: none / used) */
+	uint64_t last_dep_ns; /* departure that last advanced snd_max */
+	/* the last PATHMON_DEP_RING TCP segments that left with new data
+	 * (end sequence) or RoCE requests (PSN), and their departure times
+	 * (0: none / used) */
 	uint32_t dep_end[PATHMON_DEP_RING];
 	uint64_t dep_ns[PATHMON_DEP_RING];
 	uint64_t last_ns; /* last departure or event: idle expiry */

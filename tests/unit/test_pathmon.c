@@ -361,12 +361,15 @@ static void test_rtt_roce(void **state)
 	/* the first ACK pairs the requester's QP 0x456 with the flow */
 	assert_int_equal(rack_at(&pm, &ak, 101, AETH_ACK, 1200 * US), 200 * US);
 	assert_int_equal(ctr_read(&pm.st.qpn_learned), 1);
-	/* without AckReq no sample; a coalesced ACK covers the recorded */
+	/* without AckReq no sample; a coalesced ACK covers the recorded
+	 * PSN: it was sent for 104, so measured from 104's departure
+	 * (interpolated by PSN between 103 and the last sent) */
 	assert_false(rdep_at(&pm, &k, 102, 0, 1024, 2 * MS));
 	assert_true(rdep_at(&pm, &k, 103, AR, 1024, 2100 * US));
 	assert_false(rdep_at(&pm, &k, 104, AR, 1024, 2200 * US));
 	assert_int_equal(rack_at(&pm, &ak, 102, AETH_ACK, 2400 * US), 0);
-	assert_int_equal(rack_at(&pm, &ak, 104, AETH_ACK, 2500 * US), 400 * US);
+	assert_int_equal(rack_at(&pm, &ak, 104, AETH_ACK, 2500 * US), 300 * US);
+	assert_int_equal(ctr_read(&pm.st.ack_interpolated), 1);
 	assert_int_equal(rack_at(&pm, &ak, 104, AETH_ACK, 2600 * US), 0);
 	assert_int_equal(rack_at(&pm, &ak, 102, AETH_ACK, 2700 * US), 0);
 	/* a NAK invalidates */
@@ -414,8 +417,9 @@ static void test_roce_wrap(void **state)
 	assert_false(rdep_at(&pm, &k, 0x000001, 0, 4096, 1020 * US));
 	assert_int_equal(ctr_read(&pm.st.karn_invalidated), 0);
 	assert_int_equal(rack_at(&pm, &ak, 0xfffffe, AETH_ACK, 1300 * US), 0);
+	/* sent for 0x000001: from its departure (1020 us) */
 	assert_int_equal(rack_at(&pm, &ak, 0x000001, AETH_ACK, 1500 * US),
-			 500 * US);
+			 480 * US);
 	assert_true(rdep_at(&pm, &k, 0x000002, AR, 4096, 2 * MS));
 	assert_int_equal(rack_at(&pm, &ak, 0xffffff, AETH_ACK, 2050 * US), 0);
 	assert_int_equal(rack_at(&pm, &ak, 0x000002, AETH_ACK, 2100 * US),
@@ -690,6 +694,21 @@ static void test_exact_ring(void **state)
 	dep_at(&pm, &k, 6000, 1000, 0, 3 * MS); /* again */
 	assert_int_equal(ack_at(&pm, &k, 7000, 0, 3100 * US), 0);
 	assert_int_equal(ctr_read(&pm.st.ring_samples), 2);
+
+	/* RoCE: a coalesced ACK of PSN 203 is measured from 203's
+	 * departure, exactly */
+	{
+		struct pathmon_key rk = rkey(3, 0x321), ak = rkey(3, 0x654);
+		const uint8_t AR = PATHMON_DF_ACKREQ;
+
+		rdep_at(&pm, &rk, 200, AR, 1024, 10 * MS);
+		rdep_at(&pm, &rk, 201, AR, 1024, 11 * MS);
+		rdep_at(&pm, &rk, 202, 0, 1024, 11100 * US);
+		rdep_at(&pm, &rk, 203, 0, 1024, 11200 * US);
+		assert_int_equal(rack_at(&pm, &ak, 203, AETH_ACK, 11500 * US),
+				 300 * US);
+		assert_int_equal(ctr_read(&pm.st.ring_samples), 3);
+	}
 	pathmon_fini(&pm);
 }
 
