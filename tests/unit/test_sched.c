@@ -359,6 +359,21 @@ static void test_min_guarantee(void **state)
 	sched_fini(&s);
 }
 
+/* A 1 Gbit/s port, class 0 (level 0) with a ceiling of 50 % of the port,
+ * class 1 (level 1) with an absolute ceiling of lo_ceil_bps. */
+static void ceiled_pair(struct qos_policy *p, uint64_t lo_ceil_bps)
+{
+	struct qos_class *hi, *lo;
+
+	policy_init(p, 1000000000ull, 30000);
+	hi = add_class(p, 0, 1500);
+	hi->ceil_share = SHARE(50);
+	hi->ceil_burst = 15000;
+	lo = add_class(p, 1, 1500);
+	lo->ceil_bps = lo_ceil_bps;
+	lo->ceil_burst = 15000;
+}
+
 /* The adaptive egress's knob: a new port rate applies from now on, and
  * the ceilings given as a share of the port follow it (absolute ones
  * stay); a reload starts again from the policy's rate. */
@@ -367,15 +382,8 @@ static void test_set_port_rate(void **state)
 	struct qos_policy p;
 	struct result r;
 	struct sched s;
-	struct qos_class *hi, *lo;
 
-	policy_init(&p, 1000000000ull, 30000);
-	hi = add_class(&p, 0, 1500);
-	hi->ceil_share = SHARE(50);
-	hi->ceil_burst = 15000;
-	lo = add_class(&p, 1, 1500);
-	lo->ceil_bps = 300000000ull;
-	lo->ceil_burst = 15000;
+	ceiled_pair(&p, 300000000ull);
 	assert_int_equal(sched_init_reloadable(&s, &p, 0, 4096, 0), 0);
 	fixed_len = 1500;
 	run_from = 0;
@@ -415,15 +423,8 @@ static void test_queue_share(void **state)
 	struct qos_policy p;
 	struct result r;
 	struct sched s;
-	struct qos_class *hi, *lo;
 
-	policy_init(&p, 1000000000ull, 30000);
-	hi = add_class(&p, 0, 1500);
-	hi->ceil_share = SHARE(50);
-	hi->ceil_burst = 15000;
-	lo = add_class(&p, 1, 1500);
-	lo->ceil_bps = 100000000ull;
-	lo->ceil_burst = 15000;
+	ceiled_pair(&p, 100000000ull);
 	assert_int_equal(sched_init_reloadable(&s, &p, 0, 4096, 0), 0);
 	assert_int_equal(sched_set_queue_share(&s, 4, &p, 0, 0), 0);
 	assert_int_equal(sched_port_rate(&s), 250000000ull);
