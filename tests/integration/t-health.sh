@@ -55,6 +55,16 @@ healthz() { # -> "CODE BODY"
 }
 # wait_health CODE PATTERN SECONDS: until /healthz answers CODE with a body
 # matching PATTERN (grep -E); fails with the last answer otherwise
+# wait_log PATTERN SECONDS: the daemon's log has the line within SECONDS
+wait_log() {
+	local t=$(($2 * 10))
+	until grep -q "$1" "$TB_DIR/gw.log"; do
+		t=$((t - 1))
+		[ $t -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
 wait_health() {
 	local code=$1 pat=$2 t=$(($3 * 5)) got
 	while :; do
@@ -177,8 +187,9 @@ python3 -c "import sys, time; sys.exit(time.time() - $t0 < 2.7)" || tb_fail "sta
 touch "$TB_DIR/release"
 wait $FREEZE || tb_fail "freeze.py failed: $(cat "$TB_DIR/freeze.log")"
 wait_health 200 '^ok$' 5
-grep -q "health: degraded: worker_stalled" "$TB_DIR/gw.log" || tb_fail "no log line for the stall"
-grep -q "health: ok again" "$TB_DIR/gw.log" || tb_fail "no log line for the recovery"
+# the log says it at the next stats tick (/healthz judges each request)
+wait_log "health: degraded: worker_stalled" 3 || tb_fail "no log line for the stall"
+wait_log "health: ok again" 3 || tb_fail "no log line for the recovery"
 tb_pass "(3) worker 0 stopped alone for > 3 s: 503 worker_stalled (/healthz, status, metrics, log); let go: 200"
 
 # --- (4) frames on a queue without a socket: the fail-open path -----------
