@@ -72,7 +72,9 @@ static void check_est(struct pathmon *pm, uint64_t now)
 	CHECK(e.delivery_bps >= e.delivery_bps_last);
 	CHECK(e.mark_frac >= 0 && e.mark_frac <= 1);
 	CHECK(e.mark_frac_last >= 0 && e.mark_frac_last <= 1);
-	CHECK(!e.qdelay_ns || e.qdelay_ns + e.base_rtt_ns == e.srtt_ns);
+	CHECK(e.delivery_bps >= e.delivery_bps_mean);
+	/* the queueing delay is the standing RTT's, over the base */
+	CHECK(!e.qdelay_ns || e.qdelay_ns + e.base_rtt_ns == e.standing_rtt_ns);
 	CHECK(pathmon_flows(pm) <= pm->par.max_flows);
 	CHECK(index_used(pm) <= 2 * pathmon_flows(pm));
 	CHECK(index_used(pm) >= pathmon_flows(pm));
