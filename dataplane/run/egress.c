@@ -389,6 +389,16 @@ tx_chains(struct egress_task *t, const struct frame_desc *descs, uint32_t got,
 	return slots;
 }
 
+/* The bytes of a packet's first frame: its headers (a chain's are all
+ * in its first frame). */
+static inline uint32_t desc_head(const struct egress_task *t,
+				 const struct frame_desc *d)
+{
+	if (!frame_desc_is_chain(d))
+		return d->len;
+	return MIN(d->len, frame_chain_of(t->umem, d->addr)->len[0]);
+}
+
 /* Marking (remark.h): the frames of classes that set a DSCP or a PCP get
  * them as they leave, once, before their TX descriptors are written; the
  * others are not touched (one mask test each). A chain's headers are in
@@ -403,15 +413,12 @@ remark_out(struct egress_task *t, const struct frame_desc *descs, uint32_t got)
 		const struct frame_desc *d = &descs[i];
 		unsigned int slot = s->slot_of[sched_meta_class(d->meta)];
 		struct sched_class_stats *st;
-		uint32_t head = d->len;
 		unsigned int r;
 
 		if (slot >= QOS_MAX_CLASSES || !(s->remark_mask >> slot & 1))
 			continue;
-		if (frame_desc_is_chain(d))
-			head = MIN(head,
-				   frame_chain_of(t->umem, d->addr)->len[0]);
-		r = remark_frame(base + d->addr, head, sched_meta_l3(d->meta),
+		r = remark_frame(base + d->addr, desc_head(t, d),
+				 sched_meta_l3(d->meta),
 				 sched_meta_l3off(d->meta), &s->remark[slot]);
 		st = &s->st[slot];
 		if (r & REMARK_DSCP)
@@ -436,19 +443,10 @@ static __attribute__((noinline)) void depart_out(struct egress_task *t,
 						 uint32_t got, uint64_t now)
 {
 	uint32_t head[EGRESS_MAX_BATCH];
-	bool chains = false;
 
-	for (uint32_t i = 0; i < got; i++) {
-		head[i] = descs[i].len;
-		if (frame_desc_is_chain(&descs[i])) {
-			head[i] = MIN(
-				head[i],
-				frame_chain_of(t->umem, descs[i].addr)->len[0]);
-			chains = true;
-		}
-	}
-	adaptive_departures(&t->adapt, t->umem->base, descs,
-			    chains ? head : NULL, got, now);
+	for (uint32_t i = 0; i < got; i++)
+		head[i] = desc_head(t, &descs[i]);
+	adaptive_departures(&t->adapt, t->umem->base, descs, head, got, now);
 }
 
 /* The port is gone (egress_task.port_down): give every frame handed over
