@@ -23,6 +23,20 @@ static unsigned int remark_pcp(uint8_t *frame, uint32_t len, uint8_t pcp)
 	return REMARK_PCP;
 }
 
+/* Where an IP header may start at the earliest: after the Ethernet
+ * header and the outer 802.1Q/QinQ tag. */
+static unsigned int l2_min(const uint8_t *frame, uint32_t len)
+{
+	unsigned int tpid;
+
+	if (len < ETH_HLEN_MIN)
+		return ETH_HLEN_MIN;
+	tpid = (unsigned int)frame[12] << 8 | frame[13];
+	return tpid == ETHERTYPE_VLAN || tpid == ETHERTYPE_QINQ
+		       ? ETH_HLEN_MIN + 4
+		       : ETH_HLEN_MIN;
+}
+
 static unsigned int remark_dscp(uint8_t *frame, uint32_t len, unsigned int l3,
 				unsigned int l3off, uint8_t dscp)
 {
@@ -46,6 +60,10 @@ unsigned int remark_frame(uint8_t *frame, uint32_t len, unsigned int l3,
 	unsigned int r = 0;
 
 	if (!frame)
+		return REMARK_INVALID;
+	/* an IP header the meta places inside the Ethernet header or the
+	 * outer tag is not one (our parser never does): left alone */
+	if (cfg->dscp != REMARK_NONE && l3off < l2_min(frame, len))
 		return REMARK_INVALID;
 	if (cfg->pcp != REMARK_NONE)
 		r |= remark_pcp(frame, len, cfg->pcp);
