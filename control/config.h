@@ -105,8 +105,12 @@ struct config_umem {
 
 struct config_poll {
 	uint32_t busy_us; /* default 20: spin this long idle before sleeping */
-	uint32_t shaper_spin_us; /* default 500: poll for shaped frames due
-				  * sooner than this instead of sleeping */
+	uint32_t shaper_spin_us; /* default 500: the most a worker spins
+				  * for a shaped frame (worker.h) */
+	/* poll.shaper_wait: false (sleep, default): sleep until a margin
+	 * before a shaped frame is due, spin the margin; true (spin): spin
+	 * whenever one is due within shaper_spin_us */
+	bool shaper_wait_spin;
 	uint32_t batch; /* default 64: descriptors per ring operation */
 };
 

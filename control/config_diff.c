@@ -116,6 +116,8 @@ static void diff_cold(const struct xdplane_config *a,
 	COLD_FIELD(umem.hugepages);
 	COLD_FIELD(poll.busy_us);
 	COLD_FIELD(poll.shaper_spin_us);
+	COLD_IF(a->poll.shaper_wait_spin != b->poll.shaper_wait_spin,
+		"poll.shaper_wait");
 	COLD_FIELD(poll.batch);
 	COLD_IF(cpus_differ(a, b), "workers.cpus");
 	diff_dcqcn_classes(&a->qos, &b->qos, d);

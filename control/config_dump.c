@@ -377,8 +377,11 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		cfg->umem.frame_size, cfg->umem.headroom,
 		cfg->umem.hugepages ? "true" : "false");
 	fprintf(out,
-		"poll:\n  busy_us: %u\n  shaper_spin_us: %u\n  batch: %u\n",
-		cfg->poll.busy_us, cfg->poll.shaper_spin_us, cfg->poll.batch);
+		"poll:\n  busy_us: %u\n  shaper_spin_us: %u\n  shaper_wait: "
+		"%s\n"
+		"  batch: %u\n",
+		cfg->poll.busy_us, cfg->poll.shaper_spin_us,
+		cfg->poll.shaper_wait_spin ? "spin" : "sleep", cfg->poll.batch);
 	fputs("workers:\n  cpus: [", out);
 	for (uint32_t i = 0; i < cfg->n_cpus; i++)
 		fprintf(out, "%s%u", i ? ", " : "", cfg->cpus[i]);

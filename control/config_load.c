@@ -59,6 +59,12 @@ const struct cfg_name cfg_failure_modes[] = {
 	{NULL, 0},
 };
 
+const struct cfg_name cfg_shaper_waits[] = {
+	{"sleep", 0},
+	{"spin", 1},
+	{NULL, 0},
+};
+
 const struct cfg_name cfg_checksum_modes[] = {
 	{"auto", PORT_CSUM_AUTO},
 	{"complete", PORT_CSUM_COMPLETE},
@@ -272,6 +278,7 @@ static const struct cfg_field umem_fields[] = {
 static const struct cfg_field poll_fields[] = {
 	F_UINT("busy_us"),
 	F_UINT("shaper_spin_us"),
+	F_ENUM("shaper_wait", cfg_shaper_waits),
 	F_UINT("batch"),
 	F_END,
 };
@@ -799,6 +806,8 @@ static struct xdplane_config *build(const struct load_ctx *c, bool check_system)
 	cfg->bind_mode = cfg_enum_at(c, "bind_mode", cfg_bind_modes, 0);
 	cfg->failure_mode =
 		cfg_enum_at(c, "failure_mode", cfg_failure_modes, 0);
+	cfg->poll.shaper_wait_spin =
+		cfg_enum_at(c, "poll.shaper_wait", cfg_shaper_waits, 0) == 1;
 	if (load_ports(c, cfg, check_system) || load_queues(c, cfg) ||
 	    load_umem(c, cfg) || load_numbers(c, cfg) || load_cpus(c, cfg) ||
 	    cfg_load_qos(c, cfg) || cfg_load_dcqcn(c, cfg) ||

@@ -125,7 +125,7 @@ enum cfg_clamp { /* dcqcn.clamp; 0: not written */
 extern const struct cfg_name cfg_xdp_modes[], cfg_bind_modes[],
 	cfg_failure_modes[], cfg_nonect_modes[], cfg_malformed_modes[],
 	cfg_dcqcn_profiles[], cfg_clamp_modes[], cfg_flow_keys[],
-	cfg_cnp_actions[], cfg_log_levels[], cfg_protos[];
+	cfg_cnp_actions[], cfg_log_levels[], cfg_protos[], cfg_shaper_waits[];
 
 /* ports[].checksum (config_load.c) */
 extern const struct cfg_name cfg_checksum_modes[];

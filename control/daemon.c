@@ -115,6 +115,7 @@ static void params_from_config(const struct xdplane_config *c,
 	p->hugepages = c->umem.hugepages;
 	p->busy_us = c->poll.busy_us;
 	p->shaper_spin_us = c->poll.shaper_spin_us;
+	p->shaper_wait_spin = c->poll.shaper_wait_spin;
 	p->batch = c->poll.batch;
 	p->n_cpus = c->n_cpus;
 	memcpy(p->cpus, c->cpus, sizeof(p->cpus[0]) * c->n_cpus);

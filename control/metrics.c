@@ -249,6 +249,21 @@ static const struct worker_family worker_families[] = {
 	 "Time the worker's loop spent in passes that found nothing to do, "
 	 "spinning or asleep.",
 	 offsetof(struct snap_worker, idle_ns), true},
+	{"xdplane_worker_sleep_seconds_total",
+	 "Of the idle time, the time the worker slept in ppoll (off the CPU); "
+	 "the worker's CPU share is 1 - sleep / (busy + idle).",
+	 offsetof(struct snap_worker, sleep_ns), true},
+	{"xdplane_worker_sleeps_total",
+	 "Times the worker went to sleep in ppoll.",
+	 offsetof(struct snap_worker, sleeps), false},
+	{"xdplane_worker_late_wakes_total",
+	 "Timed sleeps (until a shaped frame is due) that ended later than "
+	 "the margin the worker allowed: the shaped frame left late.",
+	 offsetof(struct snap_worker, late_wakes), false},
+	{"xdplane_worker_spin_waits_total",
+	 "Shaper deadlines closer than the wake-up margin, waited for by "
+	 "spinning.",
+	 offsetof(struct snap_worker, spin_waits), false},
 	{"xdplane_worker_loops_total",
 	 "Passes of the worker's loop (its heartbeat: an idle worker still "
 	 "turns once a second).",

@@ -134,6 +134,12 @@ struct stats_snapshot *snapshot_take(const struct snapshot_source *src)
 		s->workers[i].loops = ws.heartbeat;
 		s->workers[i].busy_ns = ws.busy_ns;
 		s->workers[i].idle_ns = ws.idle_ns;
+		s->workers[i].sleep_ns = ws.sleep_ns;
+		s->workers[i].sleeps = ws.sleeps;
+		s->workers[i].timed_wakes = ws.timed_wakes;
+		s->workers[i].late_wakes = ws.late_wakes;
+		s->workers[i].spin_waits = ws.spin_waits;
+		s->workers[i].wake_late_ns = ws.wake_late_ns;
 	}
 	take_process(s);
 	return s;

@@ -81,6 +81,9 @@ struct snap_worker {
 	int cpu; /* -1: not pinned */
 	uint64_t loops; /* passes of its loop (the heartbeat) */
 	uint64_t busy_ns, idle_ns; /* in passes that moved something, not */
+	uint64_t sleep_ns; /* of idle_ns: asleep in ppoll (not on the CPU) */
+	uint64_t sleeps, timed_wakes, late_wakes, spin_waits; /* worker.h */
+	uint64_t wake_late_ns; /* recent timer wake-up lateness (gauge) */
 };
 
 struct stats_snapshot {

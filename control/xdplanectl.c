@@ -125,6 +125,44 @@ static void print_lines(const char *label, const char *text)
 	}
 }
 
+/* Per worker since start: the share of its loop's time spent moving
+ * frames (BUSY), its share of the CPU (ON-CPU: busy + spinning; the rest
+ * it slept), its sleeps, the timed ones that woke later than it allowed,
+ * and its current wake-up lateness estimate. */
+static void print_workers_load(json_t *load)
+{
+	struct cli_table t;
+	json_t *v;
+
+	if (!json_array_size(load))
+		return;
+	cli_table_init(&t, 7, 1);
+	cli_cell(&t, "WORKER");
+	cli_cell(&t, "CPU");
+	cli_cell(&t, "BUSY");
+	cli_cell(&t, "ON-CPU");
+	cli_cell(&t, "SLEEPS");
+	cli_cell(&t, "LATE-WAKES");
+	cli_cell(&t, "WAKE-LATE");
+	for (size_t i = 0; (v = json_array_get(load, i)); i++) {
+		double busy = cli_real(v, "busy_s"),
+		       idle = cli_real(v, "idle_s");
+		double sleep = cli_real(v, "sleep_s"), all = busy + idle;
+
+		if (all <= 0)
+			all = 1;
+		cli_cell_json(&t, json_object_get(v, "worker"));
+		cli_cell_json(&t, json_object_get(v, "cpu"));
+		cli_cell(&t, "%.1f%%", 100.0 * busy / all);
+		cli_cell(&t, "%.1f%%", 100.0 * (all - sleep) / all);
+		cli_cell(&t, "%" JSON_INTEGER_FORMAT, cli_num(v, "sleeps"));
+		cli_cell(&t, "%" JSON_INTEGER_FORMAT, cli_num(v, "late_wakes"));
+		cli_cell(&t, "%.0f us", cli_real(v, "wake_late_us"));
+	}
+	cli_table_print(&t);
+	printf("\n");
+}
+
 static void print_status(json_t *r)
 {
 	json_t *cfg = json_object_get(r, "config"), *ports, *placement, *v;
@@ -192,6 +230,7 @@ static void print_status(json_t *r)
 	}
 	cli_table_print(&t);
 	printf("\n");
+	print_workers_load(json_object_get(r, "workers_load"));
 	if (cli_adaptive_print(ports, true))
 		printf("\n");
 }

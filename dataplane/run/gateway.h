@@ -84,6 +84,7 @@ struct gw_params {
 	bool hugepages; /* back the UMEM with huge pages when reserved */
 	uint32_t busy_us, batch;
 	uint32_t shaper_spin_us; /* see worker.h */
+	bool shaper_wait_spin; /* worker.h: spin, not sleep, for shaped frames */
 	uint32_t n_cpus; /* 0: every CPU the process may use */
 	uint32_t cpus[GW_MAX_CPUS];
 	struct qos_policy qos; /* classes, rules, port shapers */
@@ -292,11 +293,13 @@ int gateway_class_stats(struct gateway *gw, int port, unsigned int class_id,
 void gateway_info(const struct gateway *gw, struct gw_info *info);
 /* A worker's loop: passes (the heartbeat), and the time it spent in
  * passes that moved something (busy) and in the others, spinning or
- * asleep (idle). */
+ * asleep (idle); of idle, the time asleep and the sleeps (worker.h). */
 struct gw_worker_stats {
 	int cpu; /* -1: not pinned */
 	uint64_t heartbeat;
-	uint64_t busy_ns, idle_ns;
+	uint64_t busy_ns, idle_ns, sleep_ns;
+	uint64_t sleeps, timed_wakes, late_wakes, spin_waits;
+	uint64_t wake_late_ns; /* the worker's lateness estimate (racy read) */
 };
 /* Worker i < gw_info.n_workers: 0, or -1 (no such worker). Control
  * thread. Syscalls: none. */

@@ -178,6 +178,13 @@ int gateway_worker_stats(const struct gateway *gw, uint32_t i,
 	s->heartbeat = ctr_read(&gw->w[i].heartbeat);
 	s->busy_ns = ctr_read(&gw->w[i].busy_ns);
 	s->idle_ns = ctr_read(&gw->w[i].idle_ns);
+	s->sleep_ns = ctr_read(&gw->w[i].sleep_ns);
+	s->sleeps = ctr_read(&gw->w[i].sleeps);
+	s->timed_wakes = ctr_read(&gw->w[i].timed_wakes);
+	s->late_wakes = ctr_read(&gw->w[i].late_wakes);
+	s->spin_waits = ctr_read(&gw->w[i].spin_waits);
+	s->wake_late_ns = __atomic_load_n(&gw->w[i].wake.late_ns,
+					  __ATOMIC_RELAXED);
 	return 0;
 }
 

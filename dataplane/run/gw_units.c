@@ -220,7 +220,7 @@ int gw_units_setup_workers(struct gateway *gw)
 	for (uint32_t i = 0; i < gw->n_workers; i++) {
 		err = worker_init(&gw->w[i], i, gw->plc.worker_cpu[i],
 				  gw->p.busy_us, gw->p.shaper_spin_us,
-				  &gw->live);
+				  gw->p.shaper_wait_spin, &gw->live);
 		if (err)
 			return err;
 	}

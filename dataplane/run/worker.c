@@ -11,21 +11,27 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <urcu/urcu-qsbr.h>
 #include "log.h"
 #include "worker.h"
 #include "mono_clock.h"
 
 #define WORKER_DRAIN_NS 1000000000ull
+/* The worker's timer slack: a sleep until a shaper deadline ends this
+ * close to it (the default 50 us slack would be added to every wake). */
+#define WORKER_TIMER_SLACK_NS 1000ul
 
 int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
-		uint32_t shaper_spin_us, struct policy_gen **live)
+		uint32_t shaper_spin_us, bool shaper_wait_spin,
+		struct policy_gen **live)
 {
 	memset(w, 0, sizeof(*w));
 	w->id = id;
 	w->cpu = cpu;
 	w->busy_us = busy_us;
-	w->shaper_spin_ns = (uint64_t)shaper_spin_us * 1000;
+	wake_margin_init(&w->wake, (uint64_t)shaper_spin_us * 1000,
+			 shaper_wait_spin, mono_ns());
 	atomic_init(&w->state, WORKER_RUN);
 	w->live = live;
 	w->cur = live ? *live : NULL;
@@ -141,23 +147,50 @@ static uint64_t sleep_budget_ns(const struct worker *w, uint64_t now)
 	return budget;
 }
 
-static void sleep_until_work(struct worker *w, uint64_t now)
+/* Sleep until a socket, the eventfd or the next shaper deadline (minus
+ * the wake margin) wakes the worker; a deadline closer than the margin
+ * is waited for by spinning. Returns the time it returned. */
+static uint64_t sleep_until_work(struct worker *w, uint64_t now)
 {
 	uint32_t n = w->n_rx;
 	uint64_t v, ns = sleep_budget_ns(w, now);
-	struct timespec ts = {ns / 1000000000ull, ns % 1000000000ull};
+	uint64_t margin = wake_margin_ns(&w->wake);
+	uint64_t woke;
+	struct timespec ts;
+	int rc;
 
-	if (ns <= w->shaper_spin_ns)
-		return; /* due soon: keep polling rather than risk a late wake */
+	if (ns <= margin) {
+		ctr_add(&w->spin_waits, 1);
+		wake_margin_spun(&w->wake, now);
+		return now; /* due soon: keep polling, a late wake adds latency */
+	}
+	ns -= margin;
+	ts.tv_sec = ns / 1000000000ull;
+	ts.tv_nsec = ns % 1000000000ull;
 	for (uint32_t i = 0; i < n; i++) {
 		w->pfds[i].fd = w->rx[i]->xq->fd;
 		w->pfds[i].events = POLLIN;
 	}
 	w->pfds[n].fd = w->wake_fd;
 	w->pfds[n].events = POLLIN;
-	if (ppoll(w->pfds, n + 1, &ts, NULL) > 0 &&
-	    (w->pfds[n].revents & POLLIN))
+	urcu_qsbr_thread_offline();
+	rc = ppoll(w->pfds, n + 1, &ts, NULL);
+	urcu_qsbr_thread_online();
+	woke = mono_ns();
+	ctr_add(&w->sleeps, 1);
+	ctr_add(&w->sleep_ns, woke - now);
+	if (rc == 0) {
+		/* the timer ended it: how late was it? */
+		uint64_t late = woke - now > ns ? woke - now - ns : 0;
+
+		wake_margin_learn(&w->wake, late, woke);
+		ctr_add(&w->timed_wakes, 1);
+		if (late > margin)
+			ctr_add(&w->late_wakes, 1);
+	} else if (rc > 0 && (w->pfds[n].revents & POLLIN)) {
 		(void)!read(w->wake_fd, &v, sizeof(v));
+	}
+	return woke;
 }
 
 /* Stop requested: run until nothing is in flight, for at most a second. */
@@ -182,6 +215,9 @@ static void *worker_main(void *arg)
 	uint32_t work;
 
 	urcu_qsbr_register_thread();
+	/* ppoll's timeout ends within this of the deadline (the default
+	 * 50 us would be lateness the shaped classes see) */
+	(void)prctl(PR_SET_TIMERSLACK, WORKER_TIMER_SLACK_NS, 0, 0, 0);
 	while (atomic_load_explicit(&w->state, memory_order_acquire) ==
 	       WORKER_RUN) {
 		ctr_add(&w->heartbeat, 1);
@@ -205,11 +241,8 @@ static void *worker_main(void *arg)
 			cpu_relax();
 			continue;
 		}
-		urcu_qsbr_thread_offline();
-		sleep_until_work(w, now);
-		urcu_qsbr_thread_online();
-		last = mono_ns(); /* the sleep was idle time */
-		ctr_add(&w->idle_ns, last - now);
+		last = sleep_until_work(w, now);
+		ctr_add(&w->idle_ns, last - now); /* the sleep was idle time */
 		idle_since = 0;
 	}
 	drain(w);

@@ -10,12 +10,17 @@
  * spinning for busy_us; after that it sleeps in poll() on its RX sockets
  * and its wake eventfd, so an idle gateway costs almost no CPU. (Spinning on
  * the core that also runs the kernel's receive work starves it, so the
- * default spin is short.) The sleep ends early, with nanosecond precision
- * (ppoll), when a frame held by a shaper becomes sendable; while an egress
- * task waits for TX completions it is bounded to 1 ms. A shaped frame due
- * within shaper_spin_us is waited for by polling, not sleeping: a sleeping
- * CPU can wake late (hundreds of microseconds on a virtual machine), and
- * every late wake-up is latency added to the highest class.
+ * default spin is short.) While a shaper holds frames, the sleep is timed
+ * to end a margin before the next frame becomes sendable, and the worker
+ * spins only that margin: a CPU woken by a timer wakes late (tens of
+ * microseconds here, hundreds on a busy VM), and every late wake-up is
+ * latency added to the highest class. The margin is learned from the
+ * lateness of the worker's own timed wake-ups (wake_margin.h; the
+ * thread's timer slack is set to 1 us), capped at shaper_spin_us: a
+ * shaped port at a small fraction of its rate then costs a small
+ * fraction of a core, not all of it. poll.shaper_wait: spin restores
+ * spinning for every shaped frame due within shaper_spin_us. While an egress task
+ * waits for TX completions the sleep is bounded to 1 ms.
  *
  * Rings between tasks: an RX task and the egress task its handoff ring
  * feeds run on the same worker (the gateway's placement guarantees it), so
@@ -69,6 +74,7 @@
 #include "egress.h"
 #include "policy.h"
 #include "rx_task.h"
+#include "wake_margin.h"
 
 #define WORKER_MAX_TASKS 32
 
@@ -81,8 +87,8 @@ struct worker {
 	uint32_t id;
 	int cpu; /* -1: not pinned */
 	uint32_t busy_us;
-	uint64_t
-		shaper_spin_ns; /* a shaped frame due sooner: spin, not sleep */
+	/* how early it wakes for a shaped frame (worker only) */
+	struct wake_margin wake;
 	pthread_t thread;
 	bool started;
 	int wake_fd; /* eventfd */
@@ -101,6 +107,14 @@ struct worker {
 	 * and in passes that did not, spinning or asleep (idle): a polling
 	 * worker's CPU time is always 100 %, its busy share is this */
 	ctr_t busy_ns, idle_ns;
+	/* of idle_ns, the time asleep in ppoll (the rest was spinning), and
+	 * the number of sleeps; the worker's CPU share is 1 - sleep/(busy +
+	 * idle) */
+	ctr_t sleep_ns, sleeps;
+	/* sleeps the timer ended, those that ended later than the margin the
+	 * worker allowed, and deadlines waited for by spinning (closer than
+	 * the margin) */
+	ctr_t timed_wakes, late_wakes, spin_waits;
 	struct rx_task *rx[WORKER_MAX_TASKS];
 	uint32_t n_rx;
 	struct egress_task *eg[WORKER_MAX_TASKS];
@@ -112,7 +126,8 @@ struct worker {
  * starts on generation *live (already given to its tasks).
  * Thread: the control thread, at set-up. Syscalls: eventfd2. */
 int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
-		uint32_t shaper_spin_us, struct policy_gen **live);
+		uint32_t shaper_spin_us, bool shaper_wait_spin,
+		struct policy_gen **live);
 /* Thread: the control thread, before worker_start(). Syscalls: none.
  * 0 or -ENOSPC. */
 int worker_add_rx(struct worker *w, struct rx_task *t);

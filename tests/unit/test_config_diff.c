@@ -265,6 +265,7 @@ static const struct mutation mutations[] = {
 	COLD(umem.hugepages, "umem.hugepages"), /* true -> false */
 	COLD(poll.busy_us, "poll.busy_us"),
 	COLD(poll.shaper_spin_us, "poll.shaper_spin_us"),
+	COLD(poll.shaper_wait_spin, "poll.shaper_wait"),
 	COLD(poll.batch, "poll.batch"),
 	COLD(n_cpus, "workers.cpus"), /* 2 -> 3 */
 	COLD(cpus[0], "workers.cpus"),
@@ -471,11 +472,11 @@ static void test_struct_sizes(void **state)
 		const char *name;
 		size_t size, was;
 	} sizes[] = {
-		{"struct xdplane_config", sizeof(struct xdplane_config), 7952},
+		{"struct xdplane_config", sizeof(struct xdplane_config), 7960},
 		{"struct config_port", sizeof(struct config_port), 24},
 		{"struct config_rings", sizeof(struct config_rings), 20},
 		{"struct config_umem", sizeof(struct config_umem), 16},
-		{"struct config_poll", sizeof(struct config_poll), 12},
+		{"struct config_poll", sizeof(struct config_poll), 16},
 		{"struct config_control", sizeof(struct config_control), 456},
 		{"struct qos_policy", sizeof(struct qos_policy), 5960},
 		{"struct qos_port", sizeof(struct qos_port), 56},

@@ -92,6 +92,10 @@ static const char *const non_counter_families[] = {
 	"xdplane_worker_busy_seconds_total",
 	"xdplane_worker_idle_seconds_total",
 	"xdplane_worker_loops_total",
+	"xdplane_worker_sleep_seconds_total",
+	"xdplane_worker_sleeps_total",
+	"xdplane_worker_late_wakes_total",
+	"xdplane_worker_spin_waits_total",
 	"process_cpu_seconds_total",
 	"process_resident_memory_bytes",
 	/* adaptive egress: the controllers' view (metrics.c
