@@ -123,12 +123,45 @@ static void *map_placed(size_t len, size_t page, int flags, int node,
 	}
 	if (node >= 0)
 		*bind_err = bind_node(base, len, node);
+	/* Normal pages: ask for transparent huge pages (THP "always" or
+	 * "madvise" mode; "never" or no THP: EINVAL, 4 KiB pages). A frame
+	 * of 4 KiB on a page of its own made every frame the dataplane
+	 * reads a TLB miss once the RX ring holds more frames than the TLB
+	 * reaches (2048 x 4 KiB = 8 MiB); a 2 MiB page holds 512 frames. */
+	if (!flags)
+		(void)madvise(base, len, MADV_HUGEPAGE);
 	*err = populate(base, len, page);
 	if (*err) {
 		munmap(base, len);
 		return NULL;
 	}
 	return base;
+}
+
+/* Bytes of the mapping at base that the kernel backs with transparent
+ * huge pages (AnonHugePages in /proc/self/smaps); 0 if unknown. */
+static size_t thp_bytes(const void *base)
+{
+	char line[256], start[32];
+	size_t kib = 0;
+	bool in = false;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return 0;
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)base);
+	while (fgets(line, sizeof(line), f)) {
+		if (!in) {
+			in = !strncmp(line, start, strlen(start));
+			continue;
+		}
+		if (sscanf(line, "AnonHugePages: %zu kB", &kib) == 1)
+			break;
+		if (strchr(line, '-') && !strchr(line, ':'))
+			break; /* the next mapping */
+	}
+	fclose(f);
+	return kib << 10;
 }
 
 /* Try 2 MiB pages; NULL (and why, in msg) when they cannot be had. kib:
@@ -211,10 +244,16 @@ int umem_area_init(struct umem_area *u, uint32_t max_frames,
 		note(msg, len, "UMEM %zu MiB", u->size >> 20);
 	note(msg, len, " (%" PRIu32 " frames of %" PRIu32 " bytes) in ",
 	     u->n_frames, frame_size);
-	if (u->hugepages)
+	if (u->hugepages) {
 		note(msg, len, "2 MiB pages");
-	else
+	} else {
+		size_t thp = thp_bytes(u->base);
+
 		note(msg, len, "%zu KiB pages", page >> 10);
+		if (thp)
+			note(msg, len, " (%zu MiB in transparent 2 MiB pages)",
+			     thp >> 20);
+	}
 	if (mem_node < 0)
 		note(msg, len, ", not bound to a NUMA node");
 	else if (bind_err)

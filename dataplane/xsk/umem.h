@@ -78,9 +78,13 @@ struct umem_area {
  * Thread: the control thread, at set-up (before any socket uses the area).
  * Syscalls: mmap(MAP_ANONYMOUS, with MAP_HUGETLB | MAP_HUGE_2MB when
  * hugepages), mbind(MPOL_BIND) when mem_node >= 0,
- * madvise(MADV_POPULATE_WRITE), munmap on failure; with hugepages also
- * openat, read, close of /sys/kernel/mm/hugepages/.../nr_hugepages and
- * free_hugepages (of the node's when bound). */
+ * madvise(MADV_HUGEPAGE) on normal pages (transparent huge pages where
+ * THP is not "never": a 4 KiB frame per page made every frame read a TLB
+ * miss), madvise(MADV_POPULATE_WRITE), munmap on failure; openat, read,
+ * close of /proc/self/smaps (how much THP backs, for msg); with
+ * hugepages also openat, read, close of
+ * /sys/kernel/mm/hugepages/.../nr_hugepages and free_hugepages (of the
+ * node's when bound). */
 int umem_area_init(struct umem_area *u, uint32_t max_frames,
 		   uint32_t frame_size, uint32_t n_parts, int mem_node,
 		   bool hugepages, char *msg, size_t len);
