@@ -472,15 +472,19 @@ static __attribute__((noinline)) uint32_t drop_port_down(struct egress_task *t)
 
 uint32_t egress_task_poll(struct egress_task *t)
 {
+	return egress_task_poll_at(t, mono_ns());
+}
+
+uint32_t egress_task_poll_at(struct egress_task *t, uint64_t now)
+{
 	struct frame_desc descs[EGRESS_MAX_BATCH];
 	struct xdp_desc *txd;
 	uint32_t work, room, got = 0, idx = 0, i;
-	uint64_t bytes = 0, now;
+	uint64_t bytes = 0;
 
 	if (unlikely(__atomic_load_n(&t->port_down, __ATOMIC_RELAXED)))
 		return drop_port_down(t);
 	work = reap_completions(t);
-	now = mono_ns(); /* once per pass */
 	if (unlikely(t->sched.fq_mask | t->pfc_on))
 		work += take_feedback(t, now);
 	work += take_handoffs(t, now);

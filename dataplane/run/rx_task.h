@@ -185,6 +185,8 @@ uint32_t rx_task_refill(struct rx_task *t);
  * on the socket when the RX ring is empty and the fill ring asks for a
  * wake-up (XDP_USE_NEED_WAKEUP); nothing else. */
 uint32_t rx_task_poll(struct rx_task *t);
+/* The same at time now (the worker's pass; stamps path events). */
+uint32_t rx_task_poll_at(struct rx_task *t, uint64_t now);
 
 /* Census of a stopped task: its pool and a chain it was assembling
  * (rings are walked elsewhere). Thread: the control thread, once the

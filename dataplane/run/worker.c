@@ -113,14 +113,15 @@ static void take_policy(struct worker *w)
 	worker_switch(w, g);
 }
 
-static uint32_t run_tasks(struct worker *w)
+/* One pass of every task at time now (one clock read per pass). */
+static uint32_t run_tasks(struct worker *w, uint64_t now)
 {
 	uint32_t work = 0, i;
 
 	for (i = 0; i < w->n_rx; i++)
-		work += rx_task_poll(w->rx[i]);
+		work += rx_task_poll_at(w->rx[i], now);
 	for (i = 0; i < w->n_eg; i++)
-		work += egress_task_poll(w->eg[i]);
+		work += egress_task_poll_at(w->eg[i], now);
 	return work;
 }
 
@@ -200,7 +201,7 @@ static void drain(struct worker *w)
 	uint32_t quiet = 0;
 
 	while (mono_ns() < deadline && quiet < 3) {
-		if (run_tasks(w) || tx_pending(w))
+		if (run_tasks(w, mono_ns()) || tx_pending(w))
 			quiet = 0;
 		else
 			quiet++;
@@ -222,10 +223,11 @@ static void *worker_main(void *arg)
 	       WORKER_RUN) {
 		ctr_add(&w->heartbeat, 1);
 		take_policy(w);
-		work = run_tasks(w);
+		/* the tasks run at the time the pass starts (the previous
+		 * pass's end): one clock read per pass, which also splits the
+		 * loop's time: busy if the pass moved something, else idle */
+		work = run_tasks(w, last);
 		urcu_qsbr_quiescent_state();
-		/* one clock read per pass (the idle passes read it anyway):
-		 * the pass's time is busy if it moved something, else idle */
 		now = mono_ns();
 		ctr_add(work ? &w->busy_ns : &w->idle_ns, now - last);
 		last = now;
