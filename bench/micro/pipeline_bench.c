@@ -63,6 +63,11 @@
  * grow it), multi-port and multi-queue polling, and queueing under
  * congestion (no backlog builds up in fake mode).
  *
+ * Build: the numbers are meant for a release build (the default,
+ * RelWithDebInfo, XDPLANE_ASSERTS off). A build with XDPLANE_ASSERTS (as
+ * tests/run and CI configure theirs) checks the scheduler's invariants
+ * after every call; the program prints a note before its table then.
+ *
  * Checks (exit 1 on failure): every pool frame parses and classifies to the
  * class the mix says; after each run the scheduler is drained and every
  * frame must be back on the free list exactly once, the packets the
@@ -1126,6 +1131,12 @@ int main(int argc, char **argv)
 		    : "fake (advances by each burst's wire time)",
 	       cpu >= 0 ? "" : ", thread not pinned",
 	       prefetch ? ", RX prefetches headers (-p)" : "");
+	if (DP_ASSERTS_ON)
+		printf("NOTE: built with XDPLANE_ASSERTS (as tests/run and CI "
+		       "configure it): the scheduler checks its invariants "
+		       "after every call. Not release numbers: use a build "
+		       "without it (the default) to compare with the "
+		       "goal.\n\n");
 	fflush(stdout);
 
 	for (int ci = 0; ci < n_cls; ci++) {

@@ -3,6 +3,7 @@
  * classify.c - compile a qos_policy's rules; classify a parsed frame.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include "classify.h"
 
@@ -139,16 +140,19 @@ static int compile_rule(struct rule_spec *s, const struct qos_rule *q,
 	return 0;
 }
 
-/* Port buckets are the low 8 bits of the port: a rule is in the bucket of
- * every port of its range (all of them for a range of 256 ports or more,
- * or no port condition). A superset: the exact range is checked per
- * candidate; the buckets only keep most rules of other ports from being
- * candidates at all. */
-static void add_port_buckets(uint64_t *tab, uint16_t lo, uint16_t span,
-			     uint64_t bit)
+/* Port buckets are the low 8 bits of the port (tab) and the high 8 bits
+ * (hi): a rule is in the low bucket of every port of its range (all of
+ * them for a range of 256 ports or more, or no port condition) and in the
+ * high bucket of every port of its range. Together a superset of the
+ * range: its product, exactly the range when port_exact() says so. */
+static void add_port_buckets(uint64_t *tab, uint64_t *hi, uint16_t lo,
+			     uint16_t span, uint64_t bit)
 {
 	unsigned int k;
 
+	for (k = (unsigned int)lo >> 8; k <= (lo + (unsigned int)span) >> 8;
+	     k++)
+		hi[k] |= bit;
 	if (span >= 255) {
 		for (k = 0; k < 256; k++)
 			tab[k] |= bit;
@@ -156,6 +160,31 @@ static void add_port_buckets(uint64_t *tab, uint16_t lo, uint16_t span,
 	}
 	for (k = 0; k <= span; k++)
 		tab[(lo + k) & 0xff] |= bit;
+}
+
+/* Is the range [lo, lo + span] the set of ports whose low byte is in its
+ * low buckets and high byte in its high buckets? Yes for one high byte
+ * (the low buckets are the range's low bytes, contiguous) and for ranges
+ * made of whole high bytes (every low bucket); otherwise the product
+ * holds ports outside the range. */
+static bool port_exact(uint16_t lo, uint16_t span)
+{
+	unsigned int hi = (unsigned int)lo + span;
+
+	return (lo >> 8) == (hi >> 8) ||
+	       ((lo & 0xff) == 0 && (hi & 0xff) == 0xff);
+}
+
+/* Do the tables decide rule s alone (no per-candidate check needed)? */
+static bool rule_exact(const struct rule_spec *s)
+{
+	const struct cls_rule *r = &s->r;
+
+	return !r->et_mask && !r->vid_mask &&
+	       !(r->src_mask[0] | r->src_mask[1]) &&
+	       !(r->dst_mask[0] | r->dst_mask[1]) &&
+	       port_exact(r->sport_lo, r->sport_span) &&
+	       port_exact(r->dport_lo, r->dport_span);
 }
 
 /* Add rule i to the entries of the tables that it accepts. */
@@ -182,8 +211,10 @@ static void add_to_tables(struct classifier *c, const struct rule_spec *s,
 	for (v = 0; v < 4; v++)
 		if ((s->ecn_ok >> v) & 1)
 			c->by_ecn[v] |= bit;
-	add_port_buckets(c->by_sport, s->r.sport_lo, s->r.sport_span, bit);
-	add_port_buckets(c->by_dport, s->r.dport_lo, s->r.dport_span, bit);
+	add_port_buckets(c->by_sport, c->by_sport_hi, s->r.sport_lo,
+			 s->r.sport_span, bit);
+	add_port_buckets(c->by_dport, c->by_dport_hi, s->r.dport_lo,
+			 s->r.dport_span, bit);
 }
 
 int classifier_build(struct classifier *c, const struct qos_policy *p)
@@ -204,27 +235,24 @@ int classifier_build(struct classifier *c, const struct qos_policy *p)
 		}
 		c->rules[i] = s.r;
 		c->class_id[i] = p->rules[i].class_id;
+		c->first[i] = rule_exact(&s) ? c->class_id[i] : CLS_CHECK;
 		add_to_tables(c, &s, i);
 	}
 	c->n_rules = p->n_rules;
 	c->default_class = p->default_class;
+	c->first[QOS_MAX_RULES] = p->default_class;
 	c->malformed_drop = p->malformed == QOS_MALFORMED_DROP;
 	return 0;
 }
 
-uint8_t classify(const struct classifier *c, const struct pkt_meta *m)
+uint8_t classify_check(const struct classifier *c, const struct pkt_meta *m,
+		       uint64_t cand)
 {
-	uint64_t cand, s[2], d[2];
+	uint64_t s[2], d[2];
 
-	cand = c->by_flags[m->flags] & c->by_proto[m->proto] &
-	       c->by_op[m->bth_opcode] & c->by_dscp[m->dscp & 63] &
-	       c->by_pcp[m->pcp & 7] & c->by_ecn[m->ecn & 3] &
-	       c->by_sport[m->sport & 0xff] & c->by_dport[m->dport & 0xff];
-	if (!cand)
-		return c->default_class;
 	memcpy(s, m->src, 16);
 	memcpy(d, m->dst, 16);
-	do {
+	while (cand) {
 		const unsigned int i = (unsigned int)__builtin_ctzll(cand);
 		const struct cls_rule *r = &c->rules[i];
 		uint64_t a;
@@ -242,6 +270,6 @@ uint8_t classify(const struct classifier *c, const struct pkt_meta *m)
 		if (ok)
 			return c->class_id[i];
 		cand &= cand - 1;
-	} while (cand);
+	}
 	return c->default_class;
 }

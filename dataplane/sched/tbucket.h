@@ -111,6 +111,13 @@ static inline void tb_charge(struct tbucket *tb, uint32_t bytes)
 	tb->tokens -= (int64_t)((uint64_t)bytes << TB_FRAC);
 }
 
+/* Charge `fp` tokens (bytes << TB_FRAC, the charges of several frames
+ * that were allowed to go one after the other). */
+static inline void tb_charge_fp(struct tbucket *tb, uint64_t fp)
+{
+	tb->tokens -= (int64_t)fp;
+}
+
 /* Refill, then send `bytes` if the bucket conforms. */
 static inline bool tb_take(struct tbucket *tb, uint64_t now_ns, uint32_t bytes)
 {

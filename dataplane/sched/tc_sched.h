@@ -36,6 +36,23 @@
  * The work-conserving order is therefore: min phase, then strict/DWRR among
  * classes under their ceilings.
  *
+ * How the order is computed (what makes it cheap with many classes): the
+ * classes sit in slots sorted by (level, class id), so a set of classes is
+ * a bitmap with the highest priority in the lowest bit. `active` holds the
+ * backlogged slots, `level_mask[lv]` the slots of a level; the eligible
+ * ones (backlogged, not paused, ceiling and flows not blocking) are a mask
+ * per call, the first eligible level is the level of its lowest set bit
+ * and DWRR moves the turn with find-first-set over that level's eligible
+ * bits: no scan over the classes. Buckets are refilled once per dequeue
+ * call, and only those of backlogged classes. Once a class is chosen,
+ * sched_dequeue() sends a run of its frames -- as long as the choice
+ * frame by frame would stay the same: the class keeps frames, its ceiling
+ * and the port conform, its min bucket conforms (min phase) or its
+ * deficit pays for its next head (DWRR) -- with one selection per run,
+ * and the charges and counters of the run applied once at its end. The
+ * frames, their order and every charge are those of one selection per
+ * frame.
+ *
  * Accounting units: every frame is charged len + qos_port.overhead bytes to
  * the port shaper, the ceiling and min buckets and the DWRR deficit. Queue
  * limits, RED depths, the depth gauges and the byte counters use the frame
@@ -73,10 +90,14 @@
  * count them); deficit is 0 for an empty class and otherwise < quantum +
  * the largest charge of one frame (len + overhead: not the head frame's,
  * a frame sent in the min phase leaves the deficit it was saving for);
- * each bucket's tokens lie in [-the charge of one frame, burst]. Builds
- * with XDPLANE_ASSERTS check them (DP_ASSERT) at the end of every call
- * that changes the queues, and walk every queued frame on the rare ones
- * (init, reload, PFC watchdog flush).
+ * each bucket's tokens lie in [-the charge of one frame, burst]; a
+ * class's red_from is red.kmin if it has ECN, else UINT32_MAX. A FIFO
+ * class that a dequeue empties restarts its ring at slot 0 (head = tail
+ * = 0): ring positions carry no meaning beyond tail - head and FIFO order.
+ * Builds with XDPLANE_ASSERTS check the invariants (DP_ASSERT) at the end
+ * of every call that changes the queues -- an enqueue those of the slot it
+ * changed, the other calls all of them -- and walk every queued frame on
+ * the rare ones (init, reload, PFC watchdog flush).
  *
  * The file is tc_sched.h, not sched.h: this directory is on the include
  * path, and <sched.h> (included by <pthread.h>) must stay the system's.
@@ -196,14 +217,25 @@ struct sched_entry {
 	uint64_t t_enq;
 };
 
-/* Per-class state the hot path touches (internal). */
+/* Per-class state (internal). The first cache line holds everything an
+ * enqueue or a dequeue of a FIFO class reads or writes but the buckets:
+ * the ring, the queue's indices and bytes, the limits, the DWRR quantum
+ * and deficit, the flags; the ceiling bucket starts the second line, the
+ * minimum and RED (touched only while the queue is deep) follow. */
 struct sched_class {
 	struct sched_entry *ring;
+	struct flowq *fq; /* DCQCN class: its flows hold the frames (not
+			   * `ring`); head/tail still count them */
 	uint32_t mask; /* ring size - 1 */
 	uint32_t head, tail; /* free running */
+	uint32_t bytes; /* queued now (frame lengths) */
 	uint32_t limit_packets;
 	uint32_t limit_bytes;
-	uint32_t bytes; /* queued now (frame lengths) */
+	/* RED at enqueue can choose a frame only when the queue holds at
+	 * least this many bytes: red.kmin for a class with ECN, else
+	 * UINT32_MAX. Below it sched_enqueue() takes its fast path (the
+	 * marking probability is 0: no random number is drawn) */
+	uint32_t red_from;
 	uint32_t quantum;
 	uint32_t deficit; /* 0 if empty, else < quantum + largest charge */
 	uint8_t id; /* policy class id */
@@ -211,11 +243,9 @@ struct sched_class {
 	bool lossless; /* queue limit hit: SCHED_DROP_LOSSLESS_OVERFLOW */
 	bool ecn;
 	bool nonect_drop;
-	struct ecn_red red;
-	struct tbucket ceil;
+	struct tbucket ceil __attribute__((aligned(CACHELINE)));
 	struct tbucket min;
-	struct flowq *fq; /* DCQCN class: its flows hold the frames (not
-			   * `ring`); head/tail still count them */
+	struct ecn_red red;
 } __cacheline_aligned;
 
 struct sched {

@@ -204,6 +204,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 		c->id = order[i];
 		s->slot_of[c->id] = (uint8_t)i;
 		c->quantum = qc->quantum;
+		c->red_from = UINT32_MAX; /* no RED at enqueue, unless ECN */
 		c->limit_packets = qc->limit_packets;
 		c->limit_bytes = qc->limit_bytes;
 		/* lossless only with PFC on: else a plain tail-drop queue */
@@ -239,6 +240,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 			err = -EINVAL;
 		if (!err && qc->ecn.enabled) {
 			err = ecn_red_init(&c->red, &qc->ecn);
+			c->red_from = c->red.kmin;
 			c->ecn = true;
 			c->nonect_drop = qc->ecn.nonect == QOS_NONECT_DROP;
 		}
