@@ -31,15 +31,16 @@ PROTO_NAME = {6: "tcp", 17: "udp"}
 
 def xdplane_yaml(rate_bps, limit_bytes, socket, ecn, dcqcn, line_bps,
                  timescale=1, gw1_rate_bps=None, adaptive=None,
-                 metrics_listen=""):
+                 metrics_listen="", poll=None):
     """The daemon's config: ports gw0/gw1 shaped to rate_bps, overhead 0
     (the hosts' frames include their 4-byte tag; the Linux shapers add
     `overhead 4` for it), every class queue limit_bytes deep.
     The spine scenarios (bench/lib/spine.py) add: gw1_rate_bps, gw1's rate
     when it differs (shaped by hand to the spine); adaptive, a dict written
     under each port as `adaptive: {...}` (mode, target, floor, probe_gain);
-    metrics_listen, the Prometheus endpoint. The defaults give the config
-    of the other scenarios, byte for byte."""
+    metrics_listen, the Prometheus endpoint. poll (bench/run --poll): a
+    dict written as the `poll:` mapping (e.g. shaper_wait, shaper_spin_us).
+    The defaults give the config of the other scenarios, byte for byte."""
     def port(dev, rate):
         extra = ""
         if adaptive:
@@ -70,6 +71,9 @@ def xdplane_yaml(rate_bps, limit_bytes, socket, ecn, dcqcn, line_bps,
                       for k, v in r["match"].items())
         y.append(f"  - {{class: {r['class']}, match: {{{m}}}}}")
     y.append("default_class: default")
+    if poll:
+        y.append("poll: {" + ", ".join(f"{k}: {v}" for k, v in poll.items())
+                 + "}")
     if dcqcn:
         # The paper profile, dilated like the hosts' (rocegen
         # --dcqcn-timescale): this testbed runs `timescale` times slower
