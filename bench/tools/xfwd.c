@@ -73,6 +73,7 @@
 #include "bits.h"
 #include "frame_chain.h" /* XDP_PKT_CONTD on older headers */
 #include "log.h"
+#include "mono_clock.h"
 #include "steer_prog.h"
 #include "umem.h"
 #include "xsk_queue.h"
@@ -131,14 +132,6 @@ static volatile sig_atomic_t stop;
 static void on_signal(int sig)
 {
 	stop = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Completed transmissions of port p back to the pools of the ports that
@@ -276,7 +269,7 @@ static uint32_t kick(struct xfwd *f, struct port *p)
 		    ? !(p->outstanding && xsk_ring_prod__needs_wakeup(&p->q.tx))
 		    : !tx_unsent(&p->q))
 		return 0;
-	if (p->kick_after && now_ns() < p->kick_after)
+	if (p->kick_after && mono_ns() < p->kick_after)
 		return 0;
 	p->kick_after = 0;
 	while (tries-- > 0) {
@@ -284,7 +277,7 @@ static uint32_t kick(struct xfwd *f, struct port *p)
 		if (sendto(p->q.fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 		    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS) {
 			p->ctr.kick_errors++;
-			p->kick_after = now_ns() + XFWD_KICK_BACKOFF_NS;
+			p->kick_after = mono_ns() + XFWD_KICK_BACKOFF_NS;
 			break;
 		}
 		if (!tx_unsent(&p->q))
@@ -329,7 +322,7 @@ static void run(struct xfwd *f)
 			idle_since = 0;
 			continue;
 		}
-		now = now_ns();
+		now = mono_ns();
 		if (!idle_since) {
 			idle_since = now;
 			continue;
@@ -347,10 +340,10 @@ static void run(struct xfwd *f)
  * run until nothing is in flight, for at most a second. */
 static void drain(struct xfwd *f)
 {
-	uint64_t deadline = now_ns() + XFWD_DRAIN_NS;
+	uint64_t deadline = mono_ns() + XFWD_DRAIN_NS;
 	uint32_t quiet = 0;
 
-	while (now_ns() < deadline && quiet < 3) {
+	while (mono_ns() < deadline && quiet < 3) {
 		if (run_pass(f) || f->port[0].outstanding ||
 		    f->port[1].outstanding)
 			quiet = 0;
