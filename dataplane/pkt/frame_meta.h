@@ -7,8 +7,11 @@
 #ifndef XDPLANE_FRAME_META_H
 #define XDPLANE_FRAME_META_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "pkt_parse.h"
 
 /*
  * frame_desc.meta, packed by the RX task from its parse:
@@ -30,7 +33,10 @@
  *              egress task that takes it parses and classifies it under
  *              the policy generation it runs (class ids are not carried
  *              between workers)
- *   bits 28-31 reserved, 0
+ *   bit  28    the L4 header is TCP (set with the L4 offset): the egress
+ *              side's path monitor looks at TCP and RoCE packets only,
+ *              and skips the rest without touching the frame
+ *   bits 29-31 reserved, 0
  */
 #define SCHED_META_CLASS_SHIFT 0
 #define SCHED_META_ECN_SHIFT 4
@@ -41,6 +47,7 @@
 #define SCHED_META_CHAIN (1u << 25)
 #define SCHED_META_CTRL (1u << 26)
 #define SCHED_META_UNCLASSIFIED (1u << 27)
+#define SCHED_META_TCP (1u << 28)
 
 static inline uint32_t sched_meta_pack(unsigned int class_id, unsigned int ecn,
 				       unsigned int l3, unsigned int l3off)
@@ -77,16 +84,32 @@ static inline uint32_t sched_meta_set_ecn(uint32_t meta, unsigned int ecn)
 	       (ecn & 3u) << SCHED_META_ECN_SHIFT;
 }
 
-/* The L4 header (and BTH) bits of a frame: l4_off 0 means none. */
+/* The L4 header bits of a frame (its offset, BTH, TCP): l4_off 0 means
+ * none. */
 static inline uint32_t sched_meta_l4(unsigned int l3off, unsigned int l4off,
-				     bool bth)
+				     bool bth, bool tcp)
 {
 	unsigned int d = l4off > l3off ? l4off - l3off : 0;
 
-	if (d > 0xff)
+	if (d > 0xff || !d)
 		return 0;
 	return (uint32_t)d << SCHED_META_L4DELTA_SHIFT |
-	       (bth && d ? SCHED_META_BTH : 0);
+	       (bth ? SCHED_META_BTH : 0) | (tcp ? SCHED_META_TCP : 0);
+}
+
+/* The L4 bits of a frame pkt_parse() accepted. */
+static inline uint32_t sched_meta_l4_of(const struct pkt_meta *m)
+{
+	return sched_meta_l4(m->l3_off, m->l4_off, (m->flags & PKT_F_BTH) != 0,
+			     (m->flags & PKT_F_PORTS) &&
+				     m->proto == IPPROTO_TCP);
+}
+
+/* A frame the path monitor may take as a departure: TCP or a RoCEv2 BTH
+ * (pathmon_dep_of decides the rest from the headers). */
+static inline bool sched_meta_tcp_or_bth(uint32_t meta)
+{
+	return (meta & (SCHED_META_TCP | SCHED_META_BTH)) != 0;
 }
 
 /* Offset of the L4 header from the frame start, 0: none. */

@@ -213,8 +213,9 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 		uint32_t h = head ? head[i] : d[i].len;
 
 		wire += d[i].len + a->overhead;
-		/* only frames with an L4 header can be TCP or RoCE */
-		if (!sched_meta_l4off(d[i].meta))
+		/* only TCP and RoCE: the RX parse said which (frame_meta.h),
+		 * the rest is not touched */
+		if (!sched_meta_tcp_or_bth(d[i].meta))
 			continue;
 		if (h == d[i].len ? pkt_parse(f, h, &m)
 				  : pkt_parse_head(f, h, d[i].len, &m))

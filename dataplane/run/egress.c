@@ -189,7 +189,7 @@ static __attribute__((noinline)) bool classify_built(struct egress_task *t,
 		return false;
 	}
 	d->meta = sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3, m.l3_off) |
-		  sched_meta_l4(m.l3_off, m.l4_off, (m.flags & PKT_F_BTH) != 0);
+		  sched_meta_l4_of(&m);
 	return true;
 }
 

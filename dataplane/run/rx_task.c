@@ -244,8 +244,7 @@ static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
 			rx_csum(t, frame, head, len, &m);
 		return sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
 				       m.l3_off) |
-		       sched_meta_l4(m.l3_off, m.l4_off,
-				     (m.flags & PKT_F_BTH) != 0);
+		       sched_meta_l4_of(&m);
 	}
 	ctr_add(&t->ctr.malformed[bad], 1);
 	if (classifier_drops_malformed(t->cls))

@@ -94,8 +94,10 @@ static void feedback_and_queue(const uint8_t *frame, uint32_t len,
 			flowq_ack(q, family, m->src, m->bth_dqpn, m->bth_psn);
 	}
 	meta = sched_meta_pack(0, m->ecn, m->l3, m->l3_off) |
-	       sched_meta_l4(m->l3_off, m->l4_off, (m->flags & PKT_F_BTH) != 0);
+	       sched_meta_l4_of(m);
 	CHECK(sched_meta_l3off(meta) == m->l3_off);
+	CHECK(!(meta & SCHED_META_TCP) ||
+	      (m->proto == IPPROTO_TCP && sched_meta_l4off(meta) == m->l4_off));
 	CHECK(!(meta & SCHED_META_BTH) || sched_meta_l4off(meta) == m->l4_off);
 	flowq_key_of(frame, len, meta, QOS_FLOW_QP, &k);
 	if (k.family == 4 || k.family == 6)

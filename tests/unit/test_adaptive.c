@@ -161,7 +161,7 @@ static void top_up(struct sim *m)
 		d.addr = (uint64_t)slot * 2048;
 		d.len = len;
 		d.meta = sched_meta_pack(0, pm.ecn, pm.l3, pm.l3_off) |
-			 sched_meta_l4(pm.l3_off, pm.l4_off, false);
+			 sched_meta_l4_of(&pm);
 		assert_int_equal(sched_enqueue(&m->s, &d, f, m->now), 0);
 	}
 }

@@ -241,7 +241,7 @@ static void hand(struct bed *b, const uint8_t *f, uint32_t len,
 	} else {
 		assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
 		d.meta = sched_meta_pack(cls, m.ecn, m.l3, m.l3_off) |
-			 sched_meta_l4(m.l3_off, m.l4_off, false);
+			 sched_meta_l4_of(&m);
 	}
 	assert_int_equal(handoff_ring_enqueue(&b->ho, &d, 1), 1);
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "frame_meta.h"
 #include "pkt_parse.h"
 
 /* ---- frame builder ---- */
@@ -1220,6 +1221,51 @@ static void test_truncation_sweep(void **state)
 	}
 }
 
+/* What the RX task packs for the egress side (frame_meta.h): the L4
+ * offset, and the TCP and BTH bits the path monitor picks its departures
+ * by; UDP that is not RoCE and ICMP carry neither (the egress side does
+ * not touch those frames). */
+static void test_meta_l4_bits(void **state)
+{
+	struct pkt_meta m;
+	struct fb f;
+	uint32_t meta, off, ip;
+
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		off = l4_frame(&f, v6, 0, IPPROTO_TCP, 80, 5, 20 + 100, 0);
+		assert_int_equal(parse(&f, &m), PKT_OK);
+		meta = sched_meta_l4_of(&m);
+		assert_true(meta & SCHED_META_TCP);
+		assert_false(meta & SCHED_META_BTH);
+		assert_true(sched_meta_tcp_or_bth(meta));
+		assert_int_equal(
+			sched_meta_l4off(meta |
+					 sched_meta_pack(0, 0, 0, m.l3_off)),
+			off);
+
+		l4_frame(&f, v6, 0, IPPROTO_UDP, 5001, 8 + 100, 8 + 100, 0);
+		assert_int_equal(parse(&f, &m), PKT_OK);
+		meta = sched_meta_l4_of(&m);
+		assert_false(meta & (SCHED_META_TCP | SCHED_META_BTH));
+		assert_false(sched_meta_tcp_or_bth(meta));
+		assert_int_not_equal(meta, 0); /* the offset is there */
+	}
+	eth(&f, 0, NULL, ETHERTYPE_IPV4); /* ICMP: an offset, neither bit */
+	ip = ipv4(&f, 0, IPPROTO_ICMP, "10.0.0.1", "10.0.0.2", 0, 0x4000);
+	zeros(&f, 40);
+	ipv4_fix(&f, ip);
+	assert_int_equal(parse(&f, &m), PKT_OK);
+	assert_false(sched_meta_tcp_or_bth(sched_meta_l4_of(&m)));
+
+	full_roce_frame(&f);
+	assert_int_equal(parse(&f, &m), PKT_OK);
+	meta = sched_meta_l4_of(&m);
+	assert_true(meta & SCHED_META_BTH);
+	assert_false(meta & SCHED_META_TCP);
+	assert_true(sched_meta_tcp_or_bth(meta));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1238,6 +1284,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_names),
 		cmocka_unit_test(test_l4_length_fields),
 		cmocka_unit_test(test_truncation_sweep),
+		cmocka_unit_test(test_meta_l4_bits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,7 +81,7 @@ static int enq(struct sched *s, uint8_t dst, uint64_t now)
 	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00", 7);
 	f[33] = dst;
 	d.meta = sched_meta_pack(0, ECN_ECT0, ECN_L3_IPV4, 14) |
-		 sched_meta_l4(14, 34, false);
+		 sched_meta_l4(14, 34, false, false);
 	return sched_enqueue(s, &d, f, now);
 }
 

@@ -238,7 +238,7 @@ static int enq_ip(struct sched *s, uint32_t i, unsigned int cls, uint8_t dst,
 	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00", 7);
 	f[33] = dst;
 	d.meta = sched_meta_pack(cls, 0, ECN_L3_IPV4, 14) |
-		 sched_meta_l4(14, 34, false);
+		 sched_meta_l4(14, 34, false, false);
 	return sched_enqueue(s, &d, f, now);
 }
 
