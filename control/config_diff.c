@@ -115,6 +115,7 @@ static void diff_cold(const struct xdplane_config *a,
 	COLD_FIELD(umem.headroom);
 	COLD_FIELD(umem.hugepages);
 	COLD_FIELD(poll.busy_us);
+	COLD_FIELD(poll.coalesce_us);
 	COLD_FIELD(poll.shaper_spin_us);
 	COLD_IF(a->poll.shaper_wait_spin != b->poll.shaper_wait_spin,
 		"poll.shaper_wait");

@@ -377,10 +377,11 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		cfg->umem.frame_size, cfg->umem.headroom,
 		cfg->umem.hugepages ? "true" : "false");
 	fprintf(out,
-		"poll:\n  busy_us: %u\n  shaper_spin_us: %u\n  shaper_wait: "
-		"%s\n"
+		"poll:\n  busy_us: %u\n  coalesce_us: %u\n  shaper_spin_us: "
+		"%u\n  shaper_wait: %s\n"
 		"  batch: %u\n",
-		cfg->poll.busy_us, cfg->poll.shaper_spin_us,
+		cfg->poll.busy_us, cfg->poll.coalesce_us,
+		cfg->poll.shaper_spin_us,
 		cfg->poll.shaper_wait_spin ? "spin" : "sleep", cfg->poll.batch);
 	fputs("workers:\n  cpus: [", out);
 	for (uint32_t i = 0; i < cfg->n_cpus; i++)

@@ -276,11 +276,9 @@ static const struct cfg_field umem_fields[] = {
 };
 
 static const struct cfg_field poll_fields[] = {
-	F_UINT("busy_us"),
-	F_UINT("shaper_spin_us"),
-	F_ENUM("shaper_wait", cfg_shaper_waits),
-	F_UINT("batch"),
-	F_END,
+	F_UINT("busy_us"),	  F_UINT("coalesce_us"),
+	F_UINT("shaper_spin_us"), F_ENUM("shaper_wait", cfg_shaper_waits),
+	F_UINT("batch"),	  F_END,
 };
 
 static const struct cfg_field control_fields[] = {
@@ -519,6 +517,8 @@ static const struct uint_key uint_keys[] = {
 	     " bytes"),
 	UKEY("umem.headroom", umem.headroom, 0, 0, UINT32_MAX, false, " bytes"),
 	UKEY("poll.busy_us", poll.busy_us, 20, 0, 10000, false,
+	     " microseconds"),
+	UKEY("poll.coalesce_us", poll.coalesce_us, 0, 0, 1000, false,
 	     " microseconds"),
 	UKEY("poll.shaper_spin_us", poll.shaper_spin_us, 500, 0, 100000, false,
 	     " microseconds"),

@@ -274,20 +274,21 @@ static json_t *workers_json(const struct stats_snapshot *s)
 
 		json_array_append_new(
 			a,
-			json_pack(
-				"{s:i,s:o,s:f,s:f,s:f,s:I,s:I,s:I,s:I,s:f,s:I}",
-				"worker", (int)i, "cpu",
-				w->cpu >= 0 ? json_integer(w->cpu)
-					    : json_null(),
-				"busy_s", (double)w->busy_ns / 1e9, "idle_s",
-				(double)w->idle_ns / 1e9, "sleep_s",
-				(double)w->sleep_ns / 1e9, "sleeps",
-				(json_int_t)w->sleeps, "timed_wakes",
-				(json_int_t)w->timed_wakes, "late_wakes",
-				(json_int_t)w->late_wakes, "spin_waits",
-				(json_int_t)w->spin_waits, "wake_late_us",
-				(double)w->wake_late_ns / 1e3, "loops",
-				(json_int_t)w->loops));
+			json_pack("{s:i,s:o,s:f,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:"
+				  "f,s:I}",
+				  "worker", (int)i, "cpu",
+				  w->cpu >= 0 ? json_integer(w->cpu)
+					      : json_null(),
+				  "busy_s", (double)w->busy_ns / 1e9, "idle_s",
+				  (double)w->idle_ns / 1e9, "sleep_s",
+				  (double)w->sleep_ns / 1e9, "sleeps",
+				  (json_int_t)w->sleeps, "timed_wakes",
+				  (json_int_t)w->timed_wakes, "late_wakes",
+				  (json_int_t)w->late_wakes, "spin_waits",
+				  (json_int_t)w->spin_waits, "naps",
+				  (json_int_t)w->naps, "wake_late_us",
+				  (double)w->wake_late_ns / 1e3, "loops",
+				  (json_int_t)w->loops));
 	}
 	return a;
 }

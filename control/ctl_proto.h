@@ -49,7 +49,7 @@
  *                             and "workers_load" [{"worker","cpu",
  *                             "busy_s","idle_s","sleep_s","sleeps",
  *                             "timed_wakes","late_wakes","spin_waits",
- *                             "wake_late_us","loops"}]
+ *                             "naps","wake_late_us","loops"}]
  *    config                   the backend's {"path","generation","text"}:
  *                             the running configuration as
  *                             `xdplane --dump-config` prints it

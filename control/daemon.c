@@ -114,6 +114,7 @@ static void params_from_config(const struct xdplane_config *c,
 	p->frame_headroom = c->umem.headroom;
 	p->hugepages = c->umem.hugepages;
 	p->busy_us = c->poll.busy_us;
+	p->coalesce_us = c->poll.coalesce_us;
 	p->shaper_spin_us = c->poll.shaper_spin_us;
 	p->shaper_wait_spin = c->poll.shaper_wait_spin;
 	p->batch = c->poll.batch;

@@ -256,9 +256,14 @@ static const struct worker_family worker_families[] = {
 	{"xdplane_worker_sleeps_total",
 	 "Times the worker went to sleep in ppoll.",
 	 offsetof(struct snap_worker, sleeps), false},
+	{"xdplane_worker_naps_total",
+	 "Of the sleeps, naps after work (poll.coalesce_us): timed, not "
+	 "ended by arriving frames.",
+	 offsetof(struct snap_worker, naps), false},
 	{"xdplane_worker_late_wakes_total",
-	 "Timed sleeps (until a shaped frame is due) that ended later than "
-	 "the margin the worker allowed: the shaped frame left late.",
+	 "Timed sleeps whose timer a shaped frame's deadline set that ended "
+	 "later than the margin the worker allowed: the shaped frame left "
+	 "late.",
 	 offsetof(struct snap_worker, late_wakes), false},
 	{"xdplane_worker_spin_waits_total",
 	 "Shaper deadlines closer than the wake-up margin, waited for by "

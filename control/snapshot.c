@@ -139,6 +139,7 @@ struct stats_snapshot *snapshot_take(const struct snapshot_source *src)
 		s->workers[i].timed_wakes = ws.timed_wakes;
 		s->workers[i].late_wakes = ws.late_wakes;
 		s->workers[i].spin_waits = ws.spin_waits;
+		s->workers[i].naps = ws.naps;
 		s->workers[i].wake_late_ns = ws.wake_late_ns;
 	}
 	take_process(s);

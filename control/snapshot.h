@@ -83,6 +83,7 @@ struct snap_worker {
 	uint64_t busy_ns, idle_ns; /* in passes that moved something, not */
 	uint64_t sleep_ns; /* of idle_ns: asleep in ppoll (not on the CPU) */
 	uint64_t sleeps, timed_wakes, late_wakes, spin_waits; /* worker.h */
+	uint64_t naps; /* of sleeps, poll.coalesce_us naps */
 	uint64_t wake_late_ns; /* recent timer wake-up lateness (gauge) */
 };
 

@@ -83,6 +83,7 @@ struct gw_params {
 	uint8_t checksum[GW_PORTS];
 	bool hugepages; /* back the UMEM with huge pages when reserved */
 	uint32_t busy_us, batch;
+	uint32_t coalesce_us; /* worker.h: nap after work, 0: off */
 	uint32_t shaper_spin_us; /* see worker.h */
 	bool shaper_wait_spin; /* worker.h: spin, not sleep, for shaped frames */
 	uint32_t n_cpus; /* 0: every CPU the process may use */
@@ -299,6 +300,7 @@ struct gw_worker_stats {
 	uint64_t heartbeat;
 	uint64_t busy_ns, idle_ns, sleep_ns;
 	uint64_t sleeps, timed_wakes, late_wakes, spin_waits;
+	uint64_t naps; /* of sleeps, poll.coalesce_us naps */
 	uint64_t wake_late_ns; /* the worker's lateness estimate (racy read) */
 };
 /* Worker i < gw_info.n_workers: 0, or -1 (no such worker). Control

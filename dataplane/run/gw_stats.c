@@ -183,6 +183,7 @@ int gateway_worker_stats(const struct gateway *gw, uint32_t i,
 	s->timed_wakes = ctr_read(&gw->w[i].timed_wakes);
 	s->late_wakes = ctr_read(&gw->w[i].late_wakes);
 	s->spin_waits = ctr_read(&gw->w[i].spin_waits);
+	s->naps = ctr_read(&gw->w[i].naps);
 	s->wake_late_ns =
 		__atomic_load_n(&gw->w[i].wake.late_ns, __ATOMIC_RELAXED);
 	return 0;

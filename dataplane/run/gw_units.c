@@ -211,6 +211,12 @@ int gw_units_setup(struct gateway *gw)
 
 int gw_units_setup_workers(struct gateway *gw)
 {
+	const struct worker_poll poll = {
+		.busy_us = gw->p.busy_us,
+		.coalesce_us = gw->p.coalesce_us,
+		.shaper_spin_us = gw->p.shaper_spin_us,
+		.shaper_wait_spin = gw->p.shaper_wait_spin,
+	};
 	int err;
 
 	gw->n_workers = gw->plc.n_workers;
@@ -218,9 +224,8 @@ int gw_units_setup_workers(struct gateway *gw)
 	if (!gw->w)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < gw->n_workers; i++) {
-		err = worker_init(&gw->w[i], i, gw->plc.worker_cpu[i],
-				  gw->p.busy_us, gw->p.shaper_spin_us,
-				  gw->p.shaper_wait_spin, &gw->live);
+		err = worker_init(&gw->w[i], i, gw->plc.worker_cpu[i], &poll,
+				  &gw->live);
 		if (err)
 			return err;
 	}

@@ -13,6 +13,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <urcu/urcu-qsbr.h>
+#include "idle_policy.h"
 #include "log.h"
 #include "worker.h"
 #include "mono_clock.h"
@@ -22,16 +23,16 @@
  * close to it (the default 50 us slack would be added to every wake). */
 #define WORKER_TIMER_SLACK_NS 1000ul
 
-int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
-		uint32_t shaper_spin_us, bool shaper_wait_spin,
-		struct policy_gen **live)
+int worker_init(struct worker *w, uint32_t id, int cpu,
+		const struct worker_poll *poll, struct policy_gen **live)
 {
 	memset(w, 0, sizeof(*w));
 	w->id = id;
 	w->cpu = cpu;
-	w->busy_us = busy_us;
-	wake_margin_init(&w->wake, (uint64_t)shaper_spin_us * 1000,
-			 shaper_wait_spin, mono_ns());
+	w->busy_us = poll->busy_us;
+	w->coalesce_ns = (uint64_t)poll->coalesce_us * 1000;
+	wake_margin_init(&w->wake, (uint64_t)poll->shaper_spin_us * 1000,
+			 poll->shaper_wait_spin, mono_ns());
 	atomic_init(&w->state, WORKER_RUN);
 	w->live = live;
 	w->cur = live ? *live : NULL;
@@ -133,31 +134,43 @@ static bool tx_pending(const struct worker *w)
 	return false;
 }
 
-/* How long the worker may sleep: until a shaped frame becomes sendable,
- * 1 ms while transmissions await completion, else 1 s (the eventfd and
- * the sockets wake it earlier). */
-static uint64_t sleep_budget_ns(const struct worker *w, uint64_t now)
+/* How long the worker may sleep: until a shaped frame becomes sendable
+ * (*shaped set), 1 ms while transmissions await completion, else 1 s (the
+ * eventfd and the sockets wake it earlier). */
+static uint64_t sleep_budget_ns(const struct worker *w, uint64_t now,
+				bool *shaped)
 {
 	uint64_t budget = tx_pending(w) ? 1000000 : 1000000000, next;
 
+	*shaped = false;
 	for (uint32_t i = 0; i < w->n_eg; i++) {
 		next = egress_task_next_event(w->eg[i], now);
-		if (next != UINT64_MAX)
-			budget = MIN(budget, next > now ? next - now : 0);
+		if (next == UINT64_MAX)
+			continue;
+		next = next > now ? next - now : 0;
+		if (next <= budget) {
+			budget = next;
+			*shaped = true;
+		}
 	}
 	return budget;
 }
 
 /* Sleep until a socket, the eventfd or the next shaper deadline (minus
  * the wake margin) wakes the worker; a deadline closer than the margin
- * is waited for by spinning. Returns the time it returned. */
-static uint64_t sleep_until_work(struct worker *w, uint64_t now)
+ * is waited for by spinning. A nap (poll.coalesce_us) sleeps for at most
+ * coalesce_ns whatever arrives: the sockets do not end it, so the frames
+ * that arrive meanwhile are taken in one pass. Returns the time it
+ * returned. */
+static uint64_t sleep_until_work(struct worker *w, uint64_t now, bool nap)
 {
 	uint32_t n = w->n_rx;
-	uint64_t v, ns = sleep_budget_ns(w, now);
+	bool shaped;
+	uint64_t v, ns = sleep_budget_ns(w, now, &shaped);
 	uint64_t margin = wake_margin_ns(&w->wake);
 	uint64_t woke;
 	struct timespec ts;
+	struct pollfd *pfds = w->pfds;
 	int rc;
 
 	if (ns <= margin) {
@@ -166,6 +179,10 @@ static uint64_t sleep_until_work(struct worker *w, uint64_t now)
 		return now; /* due soon: keep polling, a late wake adds latency */
 	}
 	ns -= margin;
+	if (nap && ns > w->coalesce_ns) {
+		ns = w->coalesce_ns;
+		shaped = false;
+	}
 	ts.tv_sec = ns / 1000000000ull;
 	ts.tv_nsec = ns % 1000000000ull;
 	for (uint32_t i = 0; i < n; i++) {
@@ -174,8 +191,13 @@ static uint64_t sleep_until_work(struct worker *w, uint64_t now)
 	}
 	w->pfds[n].fd = w->wake_fd;
 	w->pfds[n].events = POLLIN;
+	if (nap) { /* the eventfd alone: stop, reload, a CNP to send */
+		pfds = &w->pfds[n];
+		n = 0;
+		ctr_add(&w->naps, 1);
+	}
 	urcu_qsbr_thread_offline();
-	rc = ppoll(w->pfds, n + 1, &ts, NULL);
+	rc = ppoll(pfds, n + 1, &ts, NULL);
 	urcu_qsbr_thread_online();
 	woke = mono_ns();
 	ctr_add(&w->sleeps, 1);
@@ -186,9 +208,11 @@ static uint64_t sleep_until_work(struct worker *w, uint64_t now)
 
 		wake_margin_learn(&w->wake, late, woke);
 		ctr_add(&w->timed_wakes, 1);
-		if (late > margin)
+		/* late for a shaped frame: only when its deadline set the
+		 * timer */
+		if (shaped && late > margin)
 			ctr_add(&w->late_wakes, 1);
-	} else if (rc > 0 && (w->pfds[n].revents & POLLIN)) {
+	} else if (rc > 0 && (pfds[n].revents & POLLIN)) {
 		(void)!read(w->wake_fd, &v, sizeof(v));
 	}
 	return woke;
@@ -211,16 +235,19 @@ static void drain(struct worker *w)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t busy_ns = (uint64_t)w->busy_us * 1000, idle_since = 0;
+	struct idle_policy idle;
 	uint64_t now, last = mono_ns();
 	uint32_t work;
 
+	idle_policy_init(&idle, (uint64_t)w->busy_us * 1000, w->coalesce_ns);
 	urcu_qsbr_register_thread();
 	/* ppoll's timeout ends within this of the deadline (the default
 	 * 50 us would be lateness the shaped classes see) */
 	(void)prctl(PR_SET_TIMERSLACK, WORKER_TIMER_SLACK_NS, 0, 0, 0);
 	while (atomic_load_explicit(&w->state, memory_order_acquire) ==
 	       WORKER_RUN) {
+		enum idle_action act;
+
 		ctr_add(&w->heartbeat, 1);
 		take_policy(w);
 		/* the tasks run at the time the pass starts (the previous
@@ -231,21 +258,16 @@ static void *worker_main(void *arg)
 		now = mono_ns();
 		ctr_add(work ? &w->busy_ns : &w->idle_ns, now - last);
 		last = now;
-		if (work) {
-			idle_since = 0;
+		act = idle_policy_next(&idle, work, now);
+		if (likely(act == IDLE_PASS))
 			continue;
-		}
-		if (!idle_since) {
-			idle_since = now;
-			continue;
-		}
-		if (now - idle_since < busy_ns) {
+		if (act == IDLE_SPIN) {
 			cpu_relax();
 			continue;
 		}
-		last = sleep_until_work(w, now);
+		last = sleep_until_work(w, now, act == IDLE_NAP);
 		ctr_add(&w->idle_ns, last - now); /* the sleep was idle time */
-		idle_since = 0;
+		idle_policy_slept(&idle, last - now);
 	}
 	drain(w);
 	urcu_qsbr_unregister_thread();

@@ -20,7 +20,11 @@
  * shaped port at a small fraction of its rate then costs a small
  * fraction of a core, not all of it. poll.shaper_wait: spin restores
  * spinning for every shaped frame due within shaper_spin_us. While an egress task
- * waits for TX completions the sleep is bounded to 1 ms.
+ * waits for TX completions the sleep is bounded to 1 ms. Frames that keep
+ * arriving at a low rate (found while it spins) would keep it spinning
+ * for ever: with poll.coalesce_us it naps instead, a timed sleep its
+ * sockets do not end, and takes what came in one pass (idle_policy.h has
+ * the rules: when to spin, nap or sleep).
  *
  * Rings between tasks: an RX task and the egress task its handoff ring
  * feeds run on the same worker (the gateway's placement guarantees it), so
@@ -78,6 +82,14 @@
 
 #define WORKER_MAX_TASKS 32
 
+/* The poll.* settings (xdplane.yaml(5)), fixed for the worker's life. */
+struct worker_poll {
+	uint32_t busy_us; /* spin this long on empty rings, then sleep */
+	uint32_t coalesce_us; /* 0: off; else nap this long after work */
+	uint32_t shaper_spin_us; /* cap of the wake margin (wake_margin.h) */
+	bool shaper_wait_spin; /* spin, not sleep, for shaped frames */
+};
+
 enum worker_state {
 	WORKER_RUN = 0,
 	WORKER_STOP, /* finish what is in flight (bounded), then exit */
@@ -87,6 +99,7 @@ struct worker {
 	uint32_t id;
 	int cpu; /* -1: not pinned */
 	uint32_t busy_us;
+	uint64_t coalesce_ns; /* poll.coalesce_us, 0: off */
 	/* how early it wakes for a shaped frame (worker only) */
 	struct wake_margin wake;
 	pthread_t thread;
@@ -115,6 +128,9 @@ struct worker {
 	 * worker allowed, and deadlines waited for by spinning (closer than
 	 * the margin) */
 	ctr_t timed_wakes, late_wakes, spin_waits;
+	/* of sleeps, the naps of poll.coalesce_us (timed, not ended by the
+	 * sockets) */
+	ctr_t naps;
 	struct rx_task *rx[WORKER_MAX_TASKS];
 	uint32_t n_rx;
 	struct egress_task *eg[WORKER_MAX_TASKS];
@@ -125,9 +141,8 @@ struct worker {
 /* live: where the gateway publishes its policy generation; the worker
  * starts on generation *live (already given to its tasks).
  * Thread: the control thread, at set-up. Syscalls: eventfd2. */
-int worker_init(struct worker *w, uint32_t id, int cpu, uint32_t busy_us,
-		uint32_t shaper_spin_us, bool shaper_wait_spin,
-		struct policy_gen **live);
+int worker_init(struct worker *w, uint32_t id, int cpu,
+		const struct worker_poll *poll, struct policy_gen **live);
 /* Thread: the control thread, before worker_start(). Syscalls: none.
  * 0 or -ENOSPC. */
 int worker_add_rx(struct worker *w, struct rx_task *t);

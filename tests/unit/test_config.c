@@ -108,6 +108,9 @@ static const struct bad_case bad_cases[] = {
 	 "t.yaml:4:22: ", "queues_set_channels: "},
 	{"busy_us", PORTS "poll:\n  busy_us: 10001\n", "t.yaml:5:12: ",
 	 "poll.busy_us: must be between 0 and 10000 microseconds (got 10001)"},
+	{"coalesce_us", PORTS "poll:\n  coalesce_us: 1001\n", "t.yaml:5:16: ",
+	 "poll.coalesce_us: must be between 0 and 1000 microseconds (got "
+	 "1001)"},
 	{"batch_zero", PORTS "poll:\n  batch: 0\n", "t.yaml:5:10: ",
 	 "poll.batch: must be between 1 and 256 descriptors (got 0)"},
 	{"batch_257", PORTS "poll:\n  batch: 257\n", "t.yaml:5:10: ",
@@ -212,6 +215,7 @@ static void test_full(void **state)
 				   "  hugepages: true\n"
 				   "poll:\n"
 				   "  busy_us: 50\n"
+				   "  coalesce_us: 40\n"
 				   "  batch: 32\n"
 				   "workers:\n"
 				   "  cpus: [3, 1, 2]\n";
@@ -235,6 +239,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg->umem.headroom, 128);
 	assert_true(cfg->umem.hugepages);
 	assert_int_equal(cfg->poll.busy_us, 50);
+	assert_int_equal(cfg->poll.coalesce_us, 40);
 	assert_int_equal(cfg->poll.batch, 32);
 	assert_int_equal(cfg->n_cpus, 3);
 	assert_int_equal(cfg->cpus[0], 3);

@@ -264,6 +264,7 @@ static const struct mutation mutations[] = {
 	COLD(umem.headroom, "umem.headroom"),
 	COLD(umem.hugepages, "umem.hugepages"), /* true -> false */
 	COLD(poll.busy_us, "poll.busy_us"),
+	COLD(poll.coalesce_us, "poll.coalesce_us"),
 	COLD(poll.shaper_spin_us, "poll.shaper_spin_us"),
 	COLD(poll.shaper_wait_spin, "poll.shaper_wait"),
 	COLD(poll.batch, "poll.batch"),
@@ -476,7 +477,7 @@ static void test_struct_sizes(void **state)
 		{"struct config_port", sizeof(struct config_port), 24},
 		{"struct config_rings", sizeof(struct config_rings), 20},
 		{"struct config_umem", sizeof(struct config_umem), 16},
-		{"struct config_poll", sizeof(struct config_poll), 16},
+		{"struct config_poll", sizeof(struct config_poll), 20},
 		{"struct config_control", sizeof(struct config_control), 456},
 		{"struct qos_policy", sizeof(struct qos_policy), 5960},
 		{"struct qos_port", sizeof(struct qos_port), 56},

@@ -94,6 +94,7 @@ static const char *const non_counter_families[] = {
 	"xdplane_worker_loops_total",
 	"xdplane_worker_sleep_seconds_total",
 	"xdplane_worker_sleeps_total",
+	"xdplane_worker_naps_total",
 	"xdplane_worker_late_wakes_total",
 	"xdplane_worker_spin_waits_total",
 	"process_cpu_seconds_total",

@@ -81,6 +81,7 @@ static struct stats_snapshot *make_snapshot(void)
 	s->workers[0].sleep_ns = 200000000;
 	s->workers[0].sleeps = 4321;
 	s->workers[0].late_wakes = 12;
+	s->workers[1].naps = 99;
 	s->workers[1].loops = 77;
 	s->cpu_seconds = 2.5;
 	s->rss_bytes = 123456789;
@@ -282,6 +283,7 @@ static void test_exact_lines(void **state)
 	assert_line(t, "xdplane_worker_sleeps_total{worker=\"0\"} 4321");
 	assert_line(t, "xdplane_worker_late_wakes_total{worker=\"0\"} 12");
 	assert_line(t, "xdplane_worker_spin_waits_total{worker=\"1\"} 0");
+	assert_line(t, "xdplane_worker_naps_total{worker=\"1\"} 99");
 	assert_line(t, "process_cpu_seconds_total 2.5");
 	assert_line(t, "process_resident_memory_bytes 123456789");
 	/* no raw newline or unescaped quote leaked from the names */
@@ -516,17 +518,17 @@ static void test_families_well_formed(void **state)
 	/* and 8 of health (health.h), the workers' loops and the
 	 * process: xdplane_up, _port_up, _degraded, _worker_busy/idle/
 	 * loops, process_cpu_seconds_total, process_resident_memory_bytes;
-	 * and 4 of the workers' sleeps (_sleep_seconds, _sleeps,
+	 * and 5 of the workers' sleeps (_sleep_seconds, _sleeps, _naps,
 	 * _late_wakes, _spin_waits) */
 	/* and 9 of adaptive egress (render_adaptive): _enabled per port,
 	 * _state per queue and state, 7 gauges per queue */
-	assert_int_equal(families, 22 + 8 + 4 + 9 + schema_families());
+	assert_int_equal(families, 22 + 8 + 5 + 9 + schema_families());
 	/* 13 + ports (2 info, 2 rate) + 4 queues * 1 info + 6 classes * (1
 	 * info + 5 settings), then the schema's: per element of each row,
 	 * per queue (4) or per port (2) or per class (6); a histogram has
 	 * SCHED_HIST_BUCKETS buckets (+Inf the last), _sum and _count. */
 	assert_int_equal(samples, 13 + 4 + 4 + 6 * 6 + schema_samples(4, 2, 6) +
-					  1 + 2 + HEALTH_N_REASONS + 7 * 2 + 2 +
+					  1 + 2 + HEALTH_N_REASONS + 8 * 2 + 2 +
 					  2 + 4 * EDGE_STATES + 7 * 4);
 	/* and never fewer than today: a counter leaves no output silently
 	 * (adding one is a row of the schema, and nothing here) */

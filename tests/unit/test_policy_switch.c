@@ -107,8 +107,9 @@ static void unit_init(struct bed *b, uint32_t i, bool reloadable)
 	u->eg.dcq = &b->live->qos.dcqcn;
 	assert_int_equal(egress_task_add_input(&u->eg, &u->ho, i, &u->ret), 0);
 	rx_task_refill(&u->rx);
-	assert_int_equal(worker_init(&b->w[i], i, -1, 1000, 0, false, &b->live),
-			 0);
+	const struct worker_poll poll = {.busy_us = 1000};
+
+	assert_int_equal(worker_init(&b->w[i], i, -1, &poll, &b->live), 0);
 	assert_int_equal(worker_add_rx(&b->w[i], &u->rx), 0);
 	assert_int_equal(worker_add_egress(&b->w[i], &u->eg), 0);
 }
