@@ -105,9 +105,10 @@ struct config_umem {
 
 struct config_poll {
 	uint32_t busy_us; /* default 20: spin this long idle before sleeping */
-	/* default 0 (off): after a pass that moved frames, a worker with
-	 * nothing more to do naps this long (timed, not woken by the
-	 * sockets), so frames arriving at a low rate are taken in batches */
+	/* default 50: after a pass that moved frames, a worker with nothing
+	 * more to do naps this long (timed, not woken by the sockets), so
+	 * frames arriving at a low rate are taken in batches (idle_policy.h);
+	 * 0: never; no naps while pfc.enabled (worker.c) */
 	uint32_t coalesce_us;
 	uint32_t shaper_spin_us; /* default 500: the most a worker spins
 				  * for a shaped frame (worker.h) */

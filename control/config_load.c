@@ -518,7 +518,7 @@ static const struct uint_key uint_keys[] = {
 	UKEY("umem.headroom", umem.headroom, 0, 0, UINT32_MAX, false, " bytes"),
 	UKEY("poll.busy_us", poll.busy_us, 20, 0, 10000, false,
 	     " microseconds"),
-	UKEY("poll.coalesce_us", poll.coalesce_us, 0, 0, 1000, false,
+	UKEY("poll.coalesce_us", poll.coalesce_us, 50, 0, 1000, false,
 	     " microseconds"),
 	UKEY("poll.shaper_spin_us", poll.shaper_spin_us, 500, 0, 100000, false,
 	     " microseconds"),

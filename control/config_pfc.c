@@ -167,20 +167,6 @@ int cfg_load_pfc(const struct load_ctx *c, struct xdplane_config *cfg)
 
 	if (load_pfc_keys(c, cfg, link, mtu))
 		return -1;
-	if (q->pfc.enabled && cfg->poll.coalesce_us) {
-		struct key k;
-
-		/* a nap ignores the sockets: a pause frame would wait,
-		 * and the lossless queues' headroom does not allow for it */
-		cfg_key_at(c, &k, "poll.coalesce_us");
-		return cfg_fail(
-			c, k.n->val,
-			"poll.coalesce_us: must be 0 with pfc.enabled "
-			"(a worker's nap would delay the pause frames "
-			"it receives and sends beyond what the lossless "
-			"classes' headroom allows) (got %u)",
-			cfg->poll.coalesce_us);
-	}
 	for (uint32_t i = 0; i < q->n_classes; i++) {
 		struct qos_class *qc = &q->classes[i];
 

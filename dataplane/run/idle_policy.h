@@ -67,6 +67,15 @@ static inline void idle_policy_init(struct idle_policy *p, uint64_t busy_ns,
 				  .coalesce_ns = coalesce_ns};
 }
 
+/* A new nap length (0: no naps), e.g. when the policy turns PFC on. */
+static inline void idle_policy_set_coalesce(struct idle_policy *p,
+					    uint64_t coalesce_ns)
+{
+	p->coalesce_ns = coalesce_ns;
+	if (!coalesce_ns)
+		p->coalescing = false;
+}
+
 /* After a pass that moved `work` (0: nothing) and ended at now (> 0). */
 static inline enum idle_action idle_policy_next(struct idle_policy *p,
 						uint32_t work, uint64_t now)

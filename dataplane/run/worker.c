@@ -23,6 +23,14 @@
  * close to it (the default 50 us slack would be added to every wake). */
 #define WORKER_TIMER_SLACK_NS 1000ul
 
+/* poll.coalesce_us under generation g: no naps while PFC is on (a nap
+ * would delay the pause frames the worker receives and sends beyond what
+ * the lossless classes' headroom allows). */
+static uint64_t nap_ns_of(const struct worker *w, const struct policy_gen *g)
+{
+	return g && g->qos.pfc.enabled ? 0 : w->coalesce_ns;
+}
+
 int worker_init(struct worker *w, uint32_t id, int cpu,
 		const struct worker_poll *poll, struct policy_gen **live)
 {
@@ -37,6 +45,7 @@ int worker_init(struct worker *w, uint32_t id, int cpu,
 	w->live = live;
 	w->cur = live ? *live : NULL;
 	w->gen = w->cur ? w->cur->gen : 0;
+	w->nap_ns = nap_ns_of(w, w->cur);
 	atomic_init(&w->applied_gen, w->gen);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	return w->wake_fd < 0 ? -errno : 0;
@@ -93,6 +102,7 @@ int worker_switch(struct worker *w, struct policy_gen *g)
 	}
 	w->cur = g;
 	w->gen = g->gen;
+	w->nap_ns = nap_ns_of(w, g);
 	atomic_store_explicit(&w->applied_gen, g->gen, memory_order_release);
 	return 0;
 }
@@ -179,8 +189,8 @@ static uint64_t sleep_until_work(struct worker *w, uint64_t now, bool nap)
 		return now; /* due soon: keep polling, a late wake adds latency */
 	}
 	ns -= margin;
-	if (nap && ns > w->coalesce_ns) {
-		ns = w->coalesce_ns;
+	if (nap && ns > w->nap_ns) {
+		ns = w->nap_ns;
 		shaped = false;
 	}
 	ts.tv_sec = ns / 1000000000ull;
@@ -239,7 +249,7 @@ static void *worker_main(void *arg)
 	uint64_t now, last = mono_ns();
 	uint32_t work;
 
-	idle_policy_init(&idle, (uint64_t)w->busy_us * 1000, w->coalesce_ns);
+	idle_policy_init(&idle, (uint64_t)w->busy_us * 1000, w->nap_ns);
 	urcu_qsbr_register_thread();
 	/* ppoll's timeout ends within this of the deadline (the default
 	 * 50 us would be lateness the shaped classes see) */
@@ -250,6 +260,8 @@ static void *worker_main(void *arg)
 
 		ctr_add(&w->heartbeat, 1);
 		take_policy(w);
+		if (unlikely(idle.coalesce_ns != w->nap_ns))
+			idle_policy_set_coalesce(&idle, w->nap_ns);
 		/* the tasks run at the time the pass starts (the previous
 		 * pass's end): one clock read per pass, which also splits the
 		 * loop's time: busy if the pass moved something, else idle */

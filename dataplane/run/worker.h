@@ -100,6 +100,7 @@ struct worker {
 	int cpu; /* -1: not pinned */
 	uint32_t busy_us;
 	uint64_t coalesce_ns; /* poll.coalesce_us, 0: off */
+	uint64_t nap_ns; /* coalesce_ns, or 0 while the policy has PFC on */
 	/* how early it wakes for a shaped frame (worker only) */
 	struct wake_margin wake;
 	pthread_t thread;

@@ -180,7 +180,7 @@ TC_UNUSED static void assert_defaults(const struct xdplane_config *cfg)
 	assert_int_equal(cfg->umem.headroom, 0);
 	assert_false(cfg->umem.hugepages);
 	assert_int_equal(cfg->poll.busy_us, 20);
-	assert_int_equal(cfg->poll.coalesce_us, 0);
+	assert_int_equal(cfg->poll.coalesce_us, 50);
 	assert_int_equal(cfg->poll.batch, 64);
 	assert_int_equal(cfg->n_cpus, 0);
 	assert_daemon_defaults(cfg);

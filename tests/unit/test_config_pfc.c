@@ -165,12 +165,6 @@ static void test_errors(void **state)
 		 "t.yaml:6:15: ",
 		 "classes[0].lossless: PFC needs the link speed of ports[1]");
 	load_bad(PORTS "pfc: {watchdog: two}\n", "t.yaml:9:", "");
-	/* naps (poll.coalesce_us) would delay pause frames */
-	load_bad(PORTS "poll: {coalesce_us: 50}\npfc: {enabled: true}\n",
-		 "t.yaml:9:21: ",
-		 "poll.coalesce_us: must be 0 with pfc.enabled");
-	config_free(load_ok(PORTS "poll: {coalesce_us: 50}\n"
-				  "pfc: {enabled: false}\n"));
 }
 
 static void test_dump_round_trip_and_diff(void **state)

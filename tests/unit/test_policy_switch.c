@@ -107,7 +107,7 @@ static void unit_init(struct bed *b, uint32_t i, bool reloadable)
 	u->eg.dcq = &b->live->qos.dcqcn;
 	assert_int_equal(egress_task_add_input(&u->eg, &u->ho, i, &u->ret), 0);
 	rx_task_refill(&u->rx);
-	const struct worker_poll poll = {.busy_us = 1000};
+	const struct worker_poll poll = {.busy_us = 1000, .coalesce_us = 50};
 
 	assert_int_equal(worker_init(&b->w[i], i, -1, &poll, &b->live), 0);
 	assert_int_equal(worker_add_rx(&b->w[i], &u->rx), 0);
@@ -261,6 +261,32 @@ static void test_worker_switch_all_or_nothing(void **state)
 	bed_free(b);
 }
 
+/* poll.coalesce_us follows the policy: no naps while PFC is on (a nap
+ * would delay pause frames), back when it is off again. */
+static void test_naps_follow_pfc(void **state)
+{
+	struct bed *b = bed_new(true);
+	struct policy_gen *g1 = b->live, *g2 = gen_new(false, 2);
+	struct policy_gen *g3 = gen_new(false, 3);
+	struct worker *w = &b->w[0];
+
+	(void)state;
+	assert_int_equal(w->nap_ns, 50000);
+	g2->qos.pfc.enabled = true;
+	b->live = g2;
+	assert_int_equal(worker_switch(w, g2), 0);
+	assert_int_equal(w->nap_ns, 0);
+	b->live = g3;
+	assert_int_equal(worker_switch(w, g3), 0);
+	assert_int_equal(w->nap_ns, 50000);
+	/* worker 1 still runs generation 1: put it on g3 too, then g1 and
+	 * g2 can go (bed_free frees the live one) */
+	assert_int_equal(worker_switch(&b->w[1], g3), 0);
+	free(g1);
+	free(g2);
+	bed_free(b);
+}
+
 /* Worker 1 refuses generation 2 while worker 0 takes it: the reload fails
  * with the reason, generation 1 is published again and both workers run
  * it when policy_publish() returns. */
@@ -355,6 +381,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_worker_switch_all_or_nothing),
+		cmocka_unit_test(test_naps_follow_pfc),
 		cmocka_unit_test(test_publish_rolls_back),
 		cmocka_unit_test(test_publish_under_traffic),
 	};
