@@ -208,6 +208,9 @@ static void ack_arrive(struct sim *s, struct edge_sim_result *r, uint64_t t)
 	if (!s->c->adaptive)
 		return;
 	sim_meas_estimate(s->meas, t, &est);
+	/* the aggregate is greedy: the shaper always has a backlog, so the
+	 * port sends what it allows (as run/adaptive.c reports it) */
+	est.sent_bps = est.offered_bps = s->rate;
 	s->rate = edge_rate_update(&s->er, &s->c->ctl, &est, t);
 }
 

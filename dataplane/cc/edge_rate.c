@@ -8,6 +8,7 @@
 
 #define EDGE_MAX_CUT 0.5 /* a decision never cuts more than half */
 #define EDGE_SLOW_SHARE 4 /* slow probe: gain / 4 per RTT */
+#define EDGE_GROW_MAX_K 4 /* growth steps double up to 2^4 x margin / 4 */
 #define EDGE_DRAIN_RTTS                                                        \
 	4.0 /* a cut drains the excess in about this many
 			     * base RTTs (a deep one: at most half the rate) */
@@ -34,6 +35,10 @@ void edge_rate_params_default(struct edge_rate_params *p, double max_bps)
 	p->hold_ns = 1000000000ull;
 	p->min_interval_ns = 20000;
 	p->drain_min_ns = 0;
+	p->confirm_ns = 0;
+	p->answer_ns = 0;
+	p->max_cut = EDGE_MAX_CUT;
+	p->grow_confirm_ns = 0;
 }
 
 int edge_rate_params_check(const struct edge_rate_params *p, const char **why)
@@ -52,6 +57,8 @@ int edge_rate_params_check(const struct edge_rate_params *p, const char **why)
 		bad = "beta must lie in (0, 1]";
 	else if (!(p->margin > 0) || !(p->margin < 0.5))
 		bad = "margin must lie in (0, 0.5)";
+	else if (!(p->max_cut > 0) || p->max_cut > EDGE_MAX_CUT)
+		bad = "max_cut must lie in (0, 0.5]";
 	else if (!p->hold_ns)
 		bad = "hold_ns must be > 0";
 	if (why)
@@ -95,81 +102,216 @@ static void record(struct edge_rate *er, const struct edge_est *est,
 	d->state = (uint8_t)er->state;
 }
 
-/* The path is clear: probe up. Near the capacity estimate (the delivery
- * rate at the last cut) slowly, and no further than margin / 2 above it:
- * the standing state, a slow sawtooth just under the target. Once the
- * delivery rate itself exceeds the estimate by margin / 4, the capacity
- * grew (cross-traffic left): forget the estimate and probe fast, as
- * without one. */
+/* The delivery rate that speaks for the capacity: the higher of the last
+ * interval's and the mean over a few (the mean alone comes late after a
+ * change; one interval alone can be low by half when ACKs bunch up). */
+static double delivered(const struct edge_est *est)
+{
+	return est->delivery_mean_bps > est->delivery_bps
+		       ? est->delivery_mean_bps
+		       : est->delivery_bps;
+}
+
+/* The path is clear: probe up. Below the capacity estimate by more than
+ * margin -- the drain of a cut is over -- back to (1 - margin) x the
+ * estimate at once; near it slowly, and no further than margin / 2 above
+ * it: the standing state, just under the target. When the rate sits at
+ * the top of that band, the path carries it (the port sent what its
+ * shaper allowed; without that input, the delivery rate exceeds the
+ * estimate) and the queueing delay stays under target / 4 (margin / 2 too
+ * much would build that in half the time) for grow_confirm_ns, the capacity grew
+ * (cross-traffic left): the estimate moves to the rate and beyond, by
+ * margin / 4 the first time, twice as far and after half the wait each
+ * time it is confirmed again in a row (a larger step shows sooner), until
+ * the delay rises. One noisy interval of the delivery rate moves
+ * nothing. */
 static double probe(struct edge_rate *er, const struct edge_rate_params *p,
-		    const struct edge_est *est)
+		    const struct edge_est *est, uint64_t qd, uint64_t now)
 {
 	double r = er->rate_bps, top;
-	double grown = est->delivery_mean_bps > 0 ? est->delivery_mean_bps
-						  : est->delivery_bps;
+	/* the path carries the rate: the port sent what its shaper allowed
+	 * (when known: exact; the delivery rate's mean comes late and
+	 * noisy; the delay, over grow_confirm_ns, says it was delivered),
+	 * else the delivery rate exceeds the estimate */
+	bool carried =
+		est->offered_bps > 0
+			? est->sent_bps >=
+				  est->offered_bps * (1 - p->margin / 2)
+			: delivered(est) >= er->cap_bps * (1 + p->margin / 4);
 
 	er->probes++;
-	if (er->cap_bps > 0 && grown >= er->cap_bps * (1 + p->margin / 4))
-		er->cap_bps = 0;
+	top = er->cap_bps * (1 + p->margin / 2);
+	if (er->cap_bps > 0 && r >= top * (1 - p->margin / 4) && carried &&
+	    qd <= p->target_ns / 4) {
+		/* never sooner than the delay could show a step: two round
+		 * trips (with a confirmation time at all) */
+		uint64_t wait = p->grow_confirm_ns >> er->grow_k,
+			 least = p->grow_confirm_ns ? 2 * est->srtt_ns : 0;
+
+		if (!er->grow_ns)
+			er->grow_ns = now;
+		if (now - er->grow_ns >= (wait > least ? wait : least)) {
+			er->cap_bps =
+				r * (1 + p->margin / 4 *
+						 (double)(1u << er->grow_k));
+			if (er->grow_k < EDGE_GROW_MAX_K)
+				er->grow_k++;
+			er->grow_ns = 0;
+			return er->cap_bps * (1 + p->margin / 2);
+		}
+	} else {
+		er->grow_ns = 0;
+	}
 	/* A delivery rate below the rate while the path is clear means the
 	 * senders send less (window or application limited), not that the
 	 * path carries less: never a reason to go down. */
 	if (er->cap_bps <= 0)
 		return r * (1 + p->probe_gain);
 	top = er->cap_bps * (1 + p->margin / 2);
-	if (r < er->cap_bps * (1 - 2 * p->margin))
-		r *= 1 + p->probe_gain; /* far below it: fast */
+	if (r < er->cap_bps * (1 - p->margin))
+		r = er->cap_bps * (1 - p->margin); /* the drain is over */
 	else
 		r *= 1 + p->probe_gain / EDGE_SLOW_SHARE;
 	return r > top ? top : r;
 }
 
+/* The round trip a drain counts in: the base RTT, but no shorter than the
+ * decision interval (a decision sees a cut's effect no sooner). */
+static double drain_horizon(const struct edge_rate_params *p,
+			    const struct edge_est *est, uint64_t qd)
+{
+	uint64_t rtt = est->base_rtt_ns ? est->base_rtt_ns : qd;
+	double horizon;
+
+	if (rtt < p->min_interval_ns)
+		rtt = p->min_interval_ns;
+	horizon = EDGE_DRAIN_RTTS * (double)rtt;
+	return horizon < (double)p->drain_min_ns ? (double)p->drain_min_ns
+						 : horizon;
+}
+
 /* Congestion beyond. With the bottleneck's queue standing, what it
  * delivers is its capacity: go under it by enough to drain the excess over
- * half the target within about EDGE_DRAIN_RTTS round trips, at least by margin, at
- * most by half (a queue the delay says is huge is cut no deeper than that:
- * the next decisions see the drain); the excess is in round trips of the
- * base RTT, which is what the drain takes once the queue is gone. Marks
- * without excess delay cut by margin. Without a delivery estimate, a Swift-like multiplicative cut. */
+ * half the target within the drain horizon, at least by margin, at most
+ * by max_cut (1/2 for a queue above 4 x the target: the next decisions
+ * see the drain). The delivery rate taken is the higher of the last
+ * interval's and the mean; one less than 2 x max_cut below the rate is
+ * taken as no less than (1 - max_cut) x the rate (on the spine bench the
+ * mean was within +-30 % of what the port sent only 80 % of the time: its
+ * noise is no capacity); one further below (or a queue above 4 x the
+ * target) says the capacity dropped. A delivery rate at or above the rate
+ * (a cut is draining the queue, or a noisy interval) cuts by margin. The
+ * delivery rate is kept as the capacity estimate, no higher than the rate
+ * the queue formed at (the higher of the rate and the estimate before).
+ * One congestion takes the rate and the estimate no lower than (1 - 2 x
+ * max_cut) x the estimate before it, unless the capacity dropped. Marks
+ * without excess delay cut by margin. Without a delivery estimate, a
+ * Swift-like multiplicative cut. */
 static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 		  const struct edge_est *est, uint64_t qd)
 {
 	double excess =
 		qd > p->target_ns / 2 ? (double)(qd - p->target_ns / 2) : 0;
-	uint64_t rtt;
-	double f, r, horizon;
+	/* a queue 4 x the target is ours and large: cut as deep as need be
+	 * (half at most); below that, by max_cut at most */
+	double max_cut = p->max_cut > 0 && qd <= 4 * p->target_ns
+				 ? p->max_cut
+				 : EDGE_MAX_CUT;
+	double f, r, seen, floor_ep, d = delivered(est);
+	bool dropped;
 
 	er->cuts++;
-	if (est->delivery_bps <= 0) {
+	if (d <= 0) {
 		f = qd > p->target_ns
 			    ? p->beta * (double)(qd - p->target_ns) / (double)qd
 			    : p->margin;
-		return er->rate_bps *
-		       (1 - (f > EDGE_MAX_CUT ? EDGE_MAX_CUT : f));
+		return er->rate_bps * (1 - (f > max_cut ? max_cut : f));
 	}
-	/* the round trip the drain counts in: the base RTT, but no shorter
-	 * than the decision interval (a decision sees a cut's effect no
-	 * sooner) */
-	rtt = est->base_rtt_ns ? est->base_rtt_ns : qd;
-	if (rtt < p->min_interval_ns)
-		rtt = p->min_interval_ns;
-	horizon = EDGE_DRAIN_RTTS * (double)rtt;
-	if (horizon < (double)p->drain_min_ns)
-		horizon = (double)p->drain_min_ns;
-	f = p->beta * excess / horizon;
+	/* far below the rate (2 x max_cut), the path's capacity dropped:
+	 * believed; so it did when the queue is large (4 x the target;
+	 * "still growing" was tried: the delay's noise made it true half the
+	 * time); else the delivery rate's noise is no reason to cut
+	 * deeper */
+	dropped = d < er->rate_bps * (1 - 2 * max_cut) || qd > 4 * p->target_ns;
+	if (!dropped && d < er->rate_bps * (1 - max_cut))
+		d = er->rate_bps * (1 - max_cut);
+	f = p->beta * excess / drain_horizon(p, est, qd);
 	if (f < p->margin)
 		f = p->margin;
-	if (f > EDGE_MAX_CUT)
-		f = EDGE_MAX_CUT;
-	r = est->delivery_bps * (1 - f);
-	er->cap_bps = est->delivery_bps;
-	return r < er->rate_bps ? r : er->rate_bps * (1 - p->margin);
+	if (f > max_cut)
+		f = max_cut;
+	r = d * (1 - f);
+	seen = er->cap_bps > er->rate_bps ? er->cap_bps : er->rate_bps;
+	er->cap_bps = d < seen ? d : seen;
+	floor_ep = er->ep_cap_bps * (1 - 2 * max_cut);
+	if (!dropped && er->cap_bps < floor_ep)
+		er->cap_bps = floor_ep;
+	if (r >= er->rate_bps)
+		return er->rate_bps * (1 - p->margin);
+	if (!dropped && r < er->rate_bps * (1 - max_cut))
+		r = er->rate_bps * (1 - max_cut);
+	/* one congestion takes the rate (and the estimate) no lower than
+	 * (1 - 2 x max_cut) x the estimate before it, unless the capacity
+	 * dropped */
+	if (!dropped && r < floor_ep)
+		r = floor_ep < er->rate_bps ? floor_ep : er->rate_bps;
+	return r;
+}
+
+/* The delay did not answer the cuts: answer_ns after the first cut of
+ * this congestion (no clear decision since) it is still above target (but
+ * not above 4 x the target: a queue that large is ours) and not a quarter
+ * below the delay at the last cut, although the rate is down to what one
+ * congestion may take it to ((1 - 2 x max_cut) or half of the estimate
+ * from before it), and the path delivers what the port sends (a queue the
+ * port still fed would hold some back; one it no longer fed would drain).
+ * Then the delay is not a queue of ours -- on the spine bench the RTT rose
+ * by 3-5 ms for hundreds of ms with the spine's FIFO empty, on the port
+ * with no bottleneck at all, and every cut starved the collective further
+ * -- so it is left out of the queueing delay (an offset), and the rate
+ * goes back to just under the estimate it had before. */
+static bool unanswered(const struct edge_rate *er,
+		       const struct edge_rate_params *p,
+		       const struct edge_est *est, uint64_t qd, uint64_t now)
+{
+	double sent = est->sent_bps > 0 ? est->sent_bps : er->rate_bps;
+	double d = delivered(est);
+	/* cut as far as one congestion may (cut()), or to half */
+	double floor_ep = er->ep_cap_bps * (1 - 2 * p->max_cut);
+	double pinned = (floor_ep > er->ep_cap_bps / 2 ? floor_ep
+						       : er->ep_cap_bps / 2) *
+			(1 + p->margin / 2);
+
+	return p->answer_ns && er->ep_ns && now - er->ep_ns >= p->answer_ns &&
+	       qd > p->target_ns && qd <= 4 * p->target_ns &&
+	       4 * qd >= 3 * er->ep_qd_ns && er->ep_cap_bps > 0 &&
+	       er->rate_bps <= pinned && d > 0 && d >= sent * (1 - p->margin);
+}
+
+/* The delay falls, fast enough to be under half the target within the
+ * drain's horizon (and a round trip) at the pace it fell since the last
+ * decision. */
+static bool draining(const struct edge_rate *er,
+		     const struct edge_rate_params *p,
+		     const struct edge_est *est, uint64_t qd, uint64_t rtt,
+		     uint64_t now)
+{
+	double left, fell;
+
+	if (qd >= er->qdelay_ns || now <= er->dec_ns)
+		return false;
+	if (qd <= p->target_ns / 2)
+		return true;
+	left = (double)(qd - p->target_ns / 2);
+	fell = (double)(er->qdelay_ns - qd) / (double)(now - er->dec_ns);
+	return left <= fell * (drain_horizon(p, est, qd) + (double)rtt);
 }
 
 double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 			const struct edge_est *est, uint64_t now_ns)
 {
 	enum edge_rate_state prev = er->state;
+	bool congested, confirmed, working, fresh;
 	uint64_t rtt, qd;
 	double r;
 
@@ -190,6 +332,11 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 			er->rate_bps = p->max_bps;
 			er->cap_bps = 0;
 			er->qdelay_ns = 0;
+			er->above_ns = 0;
+			er->grow_ns = 0;
+			er->cut_ns = 0;
+			er->ep_ns = 0;
+			er->off_ns = 0;
 			er->no_samples++;
 			record(er, NULL, now_ns, p->max_bps);
 		}
@@ -201,24 +348,87 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 	er->next_ns = now_ns + rtt;
 	qd = est->srtt_ns > est->base_rtt_ns ? est->srtt_ns - est->base_rtt_ns
 					     : 0;
-	if ((qd > p->target_ns || est->mark_frac > 0) &&
-	    !(prev == EDGE_DRAIN && qd < er->qdelay_ns)) {
+	/* the delay says something new only with a new sample: a stale one
+	 * (the traffic slowed, samples are rare) repeated would cut again
+	 * and again (measured on the spine bench: a ratchet to the floor),
+	 * or probe blind */
+	fresh = est->last_sample_ns != er->sample_ns || !est->last_sample_ns;
+	er->sample_ns = est->last_sample_ns;
+	if (!fresh && !(est->mark_frac > 0)) {
+		r = er->rate_bps;
+		er->holds++;
+		goto out;
+	}
+	/* a delay the rate did not answer (unanswered()) is left out: the
+	 * offset follows its minimum down and goes once it is small */
+	if (er->off_ns) {
+		if (qd < er->off_ns)
+			er->off_ns = qd;
+		if (er->off_ns <= p->target_ns / 4)
+			er->off_ns = 0;
+		qd -= er->off_ns;
+	}
+	if (unanswered(er, p, est, qd, now_ns)) {
+		er->off_ns = qd - p->target_ns / 4;
+		qd = p->target_ns / 4;
+		er->unanswered++;
+		if (er->ep_cap_bps > 0) {
+			er->cap_bps = er->ep_cap_bps;
+			if (er->rate_bps < er->cap_bps * (1 - p->margin))
+				er->rate_bps = er->cap_bps * (1 - p->margin);
+		}
+		er->ep_ns = 0;
+	}
+	congested = qd > p->target_ns || est->mark_frac > 0;
+	if (!(qd > p->target_ns))
+		er->above_ns = 0;
+	else if (!er->above_ns)
+		er->above_ns = now_ns;
+	/* a standing queue (or marks), not a spike that drains by itself */
+	confirmed = est->mark_frac > 0 ||
+		    (er->above_ns && now_ns - er->above_ns >= p->confirm_ns);
+	/* the last cut is still working: a new standing queue takes
+	 * confirm_ns to show, and while the delay falls fast enough to be
+	 * under half the target within the drain's horizon, the cut drains
+	 * it (a delay that falls by a little -- a cut by margin of a huge
+	 * queue -- is cut again) */
+	working = prev == EDGE_DRAIN && (now_ns - er->cut_ns < p->confirm_ns ||
+					 draining(er, p, est, qd, rtt, now_ns));
+	if (congested && confirmed && !working) {
+		if (!er->ep_ns) {
+			er->ep_ns = now_ns;
+			/* the estimate before, else the rate (at the
+			 * line, no estimate yet) */
+			er->ep_cap_bps =
+				er->cap_bps > 0 ? er->cap_bps : er->rate_bps;
+			er->ep_qd_ns = qd;
+		}
 		r = cut(er, p, est, qd);
+		er->ep_qd_ns = qd;
 		er->state = EDGE_DRAIN;
-	} else if (qd > p->target_ns || est->mark_frac > 0) {
-		/* the last cut is draining the queue: let it */
+		er->cut_ns = now_ns;
+		er->grow_ns = 0;
+		er->grow_k = 0;
+	} else if (congested) {
+		/* a cut is draining the queue, or the delay is not yet
+		 * confirmed: let it be */
 		r = er->rate_bps;
 		er->holds++;
 	} else if (qd <= p->target_ns / 2) {
-		r = probe(er, p, est);
+		er->ep_ns = 0;
+		r = probe(er, p, est, qd, now_ns);
 		er->state = r >= p->max_bps ? EDGE_LINE : EDGE_PROBE;
 	} else {
 		r = er->rate_bps;
 		er->state = EDGE_HOLD;
 		er->holds++;
+		er->grow_ns = 0;
+		er->grow_k = 0;
 	}
 	er->qdelay_ns = qd;
+	er->dec_ns = now_ns;
 	er->prev_bps[er->n_dec++ % EDGE_RATE_LAG] = er->rate_bps;
+out:
 	r = clamp_rate(p, r);
 	/* operators see the changes, not every steady decision */
 	if (r != er->rate_bps || er->state != prev)

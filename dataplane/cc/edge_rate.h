@@ -14,45 +14,78 @@
  * returning packets that carry congestion marks (TCP ECE, RoCE CNPs).
  * The queueing delay beyond the gateway is srtt - base.
  *
- * Control law (a delay target with a BBR-like capacity estimate and
- * two-speed probing), at most one decision per smoothed RTT (a change shows
- * in the samples one round trip later):
+ * Control law (a delay target with a capacity estimate that is kept,
+ * bounded cuts and confirmed growth), at most one decision per smoothed
+ * RTT (a change shows in the samples one round trip later), and a
+ * decision only on a new RTT sample (a stale one repeated would cut again
+ * and again: measured on the spine bench, a ratchet to the floor):
  *  - no sample for hold_ns: the rate is max_bps (ports[].rate): nothing is
  *    known, so the port behaves as without the controller (NO_SAMPLES);
- *    too few recent samples to decide, but one within hold_ns (the
- *    traffic paused): the rate is kept, no decision;
- *  - congested (queueing delay above target, or marks returning): with its
- *    queue standing, the bottleneck delivers its capacity, so the rate
- *    goes to (1 - f) x the delivery rate, f large enough to drain the
- *    excess over target / 2 in about 4 base RTTs, at least margin, at most
- *    1/2; that delivery rate is kept as the capacity estimate (DRAIN).
- *    While the delay is still above target but falling, the cut is left
- *    to work (no second cut);
- *  - clear (queueing delay at most target / 2, no marks): probe up. With a
- *    capacity estimate: slowly (gain / 4 per RTT; fast while below it by
- *    more than 2 margins) and no further than margin / 2 above it -- the
- *    standing state, a slow sawtooth just under the target. Without one:
- *    fast (gain per RTT), until the delay rises. When the delivery rate
- *    (its mean over a few intervals: one interval's count of packets is
- *    too noisy at this resolution) exceeds the estimate by margin / 4
- *    the capacity grew (cross-traffic left): the estimate is dropped
- *    (PROBE). (Stopping the fast probe on
- *    the delivery rate no longer following the rate was tried: the
- *    delivery rate is measured over intervals and comes a round trip
- *    late, so during a ramp it lags the rate by more than a margin and
- *    stopped the probe early; the delay is the reliable signal.)
- *    Reaching max_bps is LINE: the gateway itself is the bottleneck, or
- *    the path is clear at the line rate;
+ *    too few recent samples to decide, or no new one, but one within
+ *    hold_ns (the traffic paused): the rate is kept, no decision;
+ *  - congested: marks returning, or a queueing delay above target that
+ *    stood for confirm_ns (every decision over it above target: a
+ *    standing queue, not the spike of a burst that drains by itself nor
+ *    one late ACK). With its queue standing, the bottleneck delivers its
+ *    capacity, so the rate goes to (1 - f) x the delivery rate (the
+ *    higher of the last interval's and the mean of a few), f large enough
+ *    to drain the excess over target / 2 in about 4 base RTTs
+ *    (drain_min_ns at least), at least margin, at most max_cut (1/2 for
+ *    a queue above 4 x the target); a delivery rate less than 2 x max_cut
+ *    below the rate counts as no less than (1 - max_cut) x the rate (its
+ *    noise is no capacity), one further below (or a queue that large) as
+ *    a capacity drop. That capacity is kept as the estimate (DRAIN), no
+ *    higher than the rate the queue formed at. One congestion (the cuts until the next clear
+ *    decision) takes the rate and the estimate no lower than (1 - 2 x
+ *    max_cut) x the estimate before it, unless the capacity dropped. A
+ *    cut is left to work: no other within confirm_ns, nor while the delay
+ *    falls fast enough to be under target / 2 within the drain's horizon.
+ *    A delay above target that is not (yet) confirmed changes nothing;
+ *  - a delay that does not answer the cuts (answer_ns after the first,
+ *    still above target but below 4 x the target, not a quarter below
+ *    the last cut's, the rate as low as one congestion may take it, all
+ *    that is sent delivered) is not a queue of ours (on the spine bench:
+ *    5 ms more RTT with the spine's FIFO empty, on the port that has no
+ *    bottleneck at all): it is left out (an offset that follows the
+ *    delay's minimum down) and the rate goes back under the estimate from
+ *    before;
+ *  - clear (queueing delay at most target / 2, no marks): with a
+ *    capacity estimate, a rate more than margin below it (the drain of a
+ *    cut is over) goes back to (1 - margin) x the estimate at once, then
+ *    up slowly (gain / 4 per RTT) and no further than margin / 2 above
+ *    it -- the standing state, just under the target. The estimate grows
+ *    when the rate sits at the top of that band, the path carries it
+ *    (the port sent what its shaper allowed; without that input: the
+ *    delivery rate exceeds the estimate by margin / 4) and the delay
+ *    stays under target / 4 for grow_confirm_ns (a rate margin / 2 above
+ *    the capacity would have built that much queue in half that time): by margin / 4 the
+ *    first time, twice as far each time it is confirmed again in a row
+ *    (up to 4 x margin), with half the wait (never less than two round
+ *    trips when grow_confirm_ns is set). Without an estimate: fast (gain
+ *    per RTT), until the delay rises. Reaching max_bps is LINE: the
+ *    gateway itself is the bottleneck, or the path is clear at the line
+ *    rate;
  *  - in between: no change (HOLD), the hysteresis that keeps the rate
  *    steady on a steady path.
  * Measured in test_edge_rate.c (fluid bottleneck, base RTT 1 ms, target
  * 500 us): a step 100 -> 50 % of the line is cut within 10 RTTs (the
  * queue beyond under the target) and followed within 15 % within 30, a
- * step 50 -> 80 % within 15, the standing sawtooth is 8 % of the capacity
- * peak to peak with the queue beyond below 1.2x the target. A clear path
- * never lowers the rate: real senders are window-limited, their delivery
- * rate follows the gateway's rate down (lowering to it was tried on the
- * veth testbed: a ratchet to the floor).
+ * step 50 -> 80 % within 15, the standing sawtooth is below 12 % of the
+ * capacity peak to peak with the queue beyond below 1.5x the target; with
+ * the dataplane's filters (confirm_ns 4 ms, answer_ns 40 ms, max_cut
+ * 0.1, grow_confirm_ns target / margin): the same steps within 40 and 60
+ * RTTs, a delivery rate noisy by +-30 % (+17 % bias, as measured on the
+ * spine bench) keeps the rate within [0.85, 1.15] x C, 1 ms delay spikes
+ * cost no cut, a stale congested sample costs one cut, a delay that
+ * does not answer costs at most (1 - 2 x max_cut) for answer_ns.
+ * On the spine bench the law before these changes swung between the line
+ * rate and a quarter of it every 50 ms (its estimate was one 10 ms
+ * interval of the delivery rate, dropped at the first noisy interval above
+ * it, and the fast probe overshot the spine by half), and each dip below
+ * what the collective needs cost it (bench/README.md).
+ * A clear path never lowers the rate: real senders are window-limited,
+ * their delivery rate follows the gateway's rate down (lowering to it was
+ * tried on the veth testbed: a ratchet to the floor).
  * The rate always lies in [floor_bps, max_bps].
  *
  * Ownership: a struct edge_rate belongs to the thread that calls
@@ -89,7 +122,7 @@ struct edge_rate_params {
 	double probe_gain; /* fractional increase per RTT when probing
 			    * fast (0.1: +10 % per RTT); (0, 1] */
 	double beta; /* decrease per unit of relative excess delay;
-		      * (0, 1]; the cut is at most 1/2 */
+		      * (0, 1]; the cut is at most max_cut */
 	double margin; /* drain at (1 - margin) x delivery rate; and the
 			* band around the capacity estimate; (0, 0.5) */
 	uint64_t hold_ns; /* no sample this long: back to max_bps */
@@ -98,10 +131,25 @@ struct edge_rate_params {
 	uint64_t drain_min_ns; /* a cut drains the excess delay over no
 				* less than this (0: 4 RTTs only); longer
 				* makes transient bursts beyond cost less */
+	uint64_t confirm_ns; /* a delay above target cuts once it stood
+			      * this long (0: at the first decision) */
+	uint64_t answer_ns; /* a delay still above target this long after
+			     * the first cut, all that is sent delivered,
+			     * is not a queue of ours (0: never so) */
+	double max_cut; /* a decision cuts the rate by at most this
+			 * fraction (1/2 for a queue above 4 x target), one
+			 * congestion by 2 x this of the estimate unless the
+			 * capacity dropped; (0, 0.5] */
+	uint64_t grow_confirm_ns; /* the estimate grows once the rate sat
+				   * at the top of its band, carried, the
+				   * delay under target / 4, this long (0:
+				   * at the first such decision) */
 };
 
 /* Defaults for a port of max_bps: target 500 us, floor 10 % of max, gain
- * 0.1, beta 0.8, margin 0.05, hold 1 s, min interval 20 us. */
+ * 0.1, beta 0.8, margin 0.05, hold 1 s, min interval 20 us, no drain
+ * minimum, max_cut 1/2, no confirmation times (an exact measurement; the
+ * dataplane's are in run/adaptive.h). */
 void edge_rate_params_default(struct edge_rate_params *p, double max_bps);
 /* 0, or -EINVAL with the first bad field named in *why. */
 int edge_rate_params_check(const struct edge_rate_params *p, const char **why);
@@ -117,6 +165,10 @@ struct edge_est {
 				   * noise: tells growth); 0: use
 				   * delivery_bps */
 	double mark_frac; /* returning packets with congestion marks */
+	double sent_bps; /* what the port sent over a recent period, in the
+			  * units of the delivery rate */
+	double offered_bps; /* its shaper's rate over the same period (what
+			     * it could have sent); 0: both unknown */
 };
 
 struct edge_rate_decision {
@@ -134,10 +186,24 @@ struct edge_rate {
 	double cap_bps; /* capacity estimate: delivery rate at the last cut,
 			 * 0: none */
 	uint64_t qdelay_ns; /* at the last decision */
+	uint64_t dec_ns; /* the last decision on a fresh sample */
+	uint64_t above_ns; /* first decision of the current run above
+			    * target; 0: the last one was not */
+	uint64_t grow_ns; /* first decision of the current run with the
+			   * delivery rate above the estimate; 0: none */
+	uint64_t cut_ns; /* the last cut; 0: none */
+	uint64_t sample_ns; /* last_sample_ns of the last decision */
+	uint32_t grow_k; /* growth confirmations in a row (their step
+			  * doubles) */
+	uint64_t ep_ns; /* first cut of this congestion; 0: none */
+	double ep_cap_bps; /* the capacity estimate before it (none: the
+			    * rate) */
+	uint64_t ep_qd_ns; /* the queueing delay at its last cut */
+	uint64_t off_ns; /* delay left out: it did not answer the cuts */
 	double prev_bps[EDGE_RATE_LAG]; /* the rates before the last
 					 * decisions (a ring) */
 	uint32_t n_dec;
-	uint64_t decisions, cuts, probes, holds, no_samples;
+	uint64_t decisions, cuts, probes, holds, no_samples, unanswered;
 	struct edge_rate_decision hist[EDGE_RATE_HISTORY]; /* ring */
 	uint32_t n_hist; /* decisions recorded, the newest at
 			  * (n_hist - 1) % EDGE_RATE_HISTORY */

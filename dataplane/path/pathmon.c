@@ -418,7 +418,8 @@ static void rtt_update(struct pathmon *pm, uint64_t rtt, uint64_t seen,
 				   ((int64_t)rtt - (int64_t)pm->srtt_ns) / 8);
 	if (!pm->srtt_ns)
 		pm->srtt_ns = 1;
-	pm->recent[pm->n_recent++ % PATHMON_STANDING_N] = rtt;
+	pm->recent_ns[pm->n_recent % PATHMON_RECENT] = seen;
+	pm->recent[pm->n_recent++ % PATHMON_RECENT] = rtt;
 	pm->int_samples++;
 	if (seen > pm->last_sample_ns)
 		pm->last_sample_ns = seen;
@@ -880,17 +881,28 @@ static double recent_mean_bps(const struct pathmon *pm)
 	return n ? bytes_bps(pm, sum) / n : 0;
 }
 
-/* The minimum of the last PATHMON_STANDING_N samples (0: none): the
- * delay a packet meets now, without the waits that inflate single
- * samples (a receiver's delayed-ACK timer at the end of a burst). */
+/* The minimum of the last PATHMON_STANDING_N samples and of the others
+ * seen within the last srtt (0: none): the delay every packet meets now,
+ * without the waits that inflate single samples (a receiver's
+ * delayed-ACK timer at the end of a burst) or one flow's samples (a
+ * queue of its own beyond the shared bottleneck). */
 static uint64_t standing_rtt(const struct pathmon *pm)
 {
-	uint32_t n = MIN(pm->n_recent, PATHMON_STANDING_N);
-	uint64_t m = 0;
+	uint32_t n = MIN(pm->n_recent, PATHMON_RECENT);
+	uint64_t m = 0, newest, since;
 
-	for (uint32_t i = 0; i < n; i++)
+	if (!n)
+		return 0;
+	newest = pm->recent_ns[(pm->n_recent - 1) % PATHMON_RECENT];
+	since = newest > pm->srtt_ns ? newest - pm->srtt_ns : 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (pm->n_recent - 1 - k) % PATHMON_RECENT;
+
+		if (k >= PATHMON_STANDING_N && pm->recent_ns[i] < since)
+			break;
 		if (!m || pm->recent[i] < m)
 			m = pm->recent[i];
+	}
 	return m;
 }
 

@@ -100,10 +100,14 @@
  * sub-window minima (an old minimum leaves between
  * (PATHMON_MINRTT_SUB - 1) / PATHMON_MINRTT_SUB of the window and the
  * window after its sample); srtt = EWMA with gain 1/8 (sample ages);
- * the standing RTT = the minimum of the last PATHMON_STANDING_N samples,
- * and the queueing delay beyond = standing - base (a single sample can
- * be inflated by a receiver's delayed-ACK timer; the minimum of a few is
- * what packets meet).
+ * the standing RTT = the minimum of the last PATHMON_STANDING_N samples
+ * and of every other seen within the last srtt (of the last
+ * PATHMON_RECENT), and the queueing delay beyond = standing - base (a
+ * single sample can be inflated by a receiver's delayed-ACK timer, and
+ * one flow's by a queue of its own beyond the shared bottleneck -- the
+ * receiver's NIC, its host's CPU: on the spine bench 3-5 ms on the RoCE
+ * flows with the spine's FIFO empty; the minimum over the flows of the
+ * last round trip is what every packet meets).
  *
  * Bounds: memory is fixed at init (max_flows flows, an index of 4 x
  * max_flows positions, so that probing always ends); expiry works
@@ -131,7 +135,10 @@
 #define PATHMON_MINRTT_SUB 5 /* sub-windows of the min RTT window */
 #define PATHMON_RATE_WIN_MAX 64 /* rate_intervals, at most */
 #define PATHMON_MEAN_INTERVALS 4 /* delivery_bps_mean's intervals */
-#define PATHMON_STANDING_N 2 /* samples standing_rtt_ns is the min of */
+#define PATHMON_STANDING_N                                                     \
+	2 /* samples standing_rtt_ns is the min of,
+				* at least */
+#define PATHMON_RECENT 16 /* samples kept for it (those within srtt) */
 #define PATHMON_DEP_RING 8 /* TCP departures kept per flow for exact ACKs */
 #define PATHMON_MAX_FLOWS (1u << 20)
 #define PATHMON_PSN_MASK 0xffffffu
@@ -288,7 +295,8 @@ struct pathmon_est {
 	uint64_t base_rtt_ns; /* windowed minimum, 0: none in the window */
 	uint64_t srtt_ns; /* EWMA 1/8, 0: no sample yet */
 	uint64_t standing_rtt_ns; /* min of the last PATHMON_STANDING_N
-				   * samples: the RTT packets meet now */
+				   * samples and those within srtt: the
+				   * RTT every packet meets now */
 	uint64_t qdelay_ns; /* standing - base (0 if below or no base) */
 	double delivery_bps; /* windowed maximum over rate_intervals */
 	double delivery_bps_last; /* the last closed interval */
@@ -363,7 +371,8 @@ struct pathmon {
 	uint64_t sub_min[PATHMON_MINRTT_SUB]; /* 0: none */
 	uint64_t sub_epoch[PATHMON_MINRTT_SUB];
 	uint64_t srtt_ns, last_sample_ns;
-	uint64_t recent[PATHMON_STANDING_N]; /* the last samples (a ring) */
+	uint64_t recent[PATHMON_RECENT]; /* the last samples (a ring) */
+	uint64_t recent_ns[PATHMON_RECENT]; /* when they were seen */
 	uint32_t n_recent;
 	struct pathmon_stats st;
 };

@@ -22,8 +22,9 @@
  * acknowledged; the shaper charges every frame (length + overhead). The
  * delivery rate the controller sees is scaled by the ratio of the bytes
  * the shaper charged for departures to the measured payload among them
- * (per decision period, smoothed with gain 1/4; periods without
- * measured payload leave it), so headers,
+ * (over periods of ADAPTIVE_RATIO_NS, smoothed with gain 1/2; periods
+ * without measured payload leave it: per decision, a burst of unmeasured
+ * UDP doubled the ratio and with it the delivery rate), so headers,
  * pure ACKs and unmeasured traffic (UDP) count as delivered in the same
  * proportion: at a steady bottleneck it equals the shaper rate the path
  * carries.
@@ -34,6 +35,8 @@
  * marks come back the same way, and counting them would cut the rate
  * again and again (measured on the spine bench: the rate at the floor,
  * the collective 7x slower).
+ * What the port sent (bytes charged, over ADAPTIVE_SENT_NS) bounds the
+ * delivery rate the controller believes (edge_rate's sent_bps).
  * With no samples the rate is ports[].rate, and the state says so
  * (no_samples). Off (mode: off) nothing of this runs: no parse, no event
  * (the RX tasks post none), the shaper at ports[].rate.
@@ -85,6 +88,30 @@
 					* least 20 ms (edge_rate's
 					* drain_min_ns): a burst beyond
 					* that passes costs a small cut */
+#define ADAPTIVE_CONFIRM_NS                                                    \
+	4000000ull /* a delay above target cuts once it
+				      * stood 4 ms (edge_rate's confirm_ns):
+				      * a burst's spike that drains by
+				      * itself does not */
+#define ADAPTIVE_MAX_CUT                                                       \
+	0.1 /* a decision cuts at most a tenth, one
+			      * congestion at most a fifth of the estimate
+			      * unless the path delivers clearly less
+			      * (edge_rate's max_cut): a dip below what the
+			      * collective needs, however short, costs it
+			      * seconds (the hosts' DCQCN) */
+#define ADAPTIVE_ANSWER_NS                                                     \
+	40000000ull /* a delay that stood 40 ms after a
+				       * cut (two drains), all that is sent
+				       * delivered, is not a queue of ours
+				       * (edge_rate's answer_ns) */
+#define ADAPTIVE_RATIO_NS                                                      \
+	100000000ull /* the wire / payload ratio over
+					* periods of at least 100 ms */
+#define ADAPTIVE_SENT_NS                                                       \
+	10000000ull /* what the port sent, over periods
+				       * of at least 10 ms (the monitor's
+				       * interval) */
 #define ADAPTIVE_MARK_MIN 0.01 /* marked fraction that counts as marks */
 #define ADAPTIVE_OWN_MARKS_NS                                                  \
 	50000000ull /* returning marks are ignored
@@ -140,7 +167,15 @@ struct port_adaptive {
 	uint32_t overhead; /* bytes the shaper charges per frame on top */
 	uint64_t dep_wire; /* bytes the shaper charged for departures */
 	uint64_t dep_payload; /* payload of the measured flows among them */
-	double wire_ratio; /* their ratio, smoothed over decisions; 0: none */
+	uint64_t ratio_wire, ratio_payload; /* the same, this ratio period */
+	uint64_t ratio_ns; /* start of the ratio period; 0: none yet */
+	double wire_ratio; /* their ratio, smoothed over periods; 0: none */
+	uint64_t sent_wire; /* bytes charged in this sent period */
+	uint64_t sent_ns; /* start of the sent period; 0: none yet */
+	double offered_bits; /* the shaper's rate integrated over it */
+	uint64_t offered_ns; /* integrated up to */
+	double sent_bps; /* the last full sent period's rate; 0: none */
+	double offered_bps; /* the shaper's mean rate over it */
 	uint64_t own_marks; /* CE marks of the scheduler at the last decision */
 	uint64_t own_marks_ns; /* when they last grew; 0: never */
 	uint32_t seen_hist; /* er.n_hist at the last publication */

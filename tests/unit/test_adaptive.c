@@ -17,7 +17,8 @@
  *    the rate's sawtooth at most 30 % of C peak to peak;
  *  - a step of C from 100 % down to 50 % and back up to 80 %: followed,
  *    the rate within 15 % of the new C within 40 base RTTs of each step
- *    (one flow: one RTT sample per RTT; measured 21 and 34), then, once
+ *    (one flow: one RTT sample per RTT; measured 40 and 33: the cut waits
+ *    4 ms for the delay to stand, growth for target / margin), then, once
  *    the step's queue drained, the same as above at the new C;
  *  - the gateway is the bottleneck (C above ports[].rate): the rate stays
  *    at ports[].rate (state line);

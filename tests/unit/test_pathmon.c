@@ -744,6 +744,50 @@ static void test_srtt(void **state)
 	pathmon_fini(&pm);
 }
 
+/* The standing RTT is the minimum over the flows of the last round trip:
+ * a queue of one flow's own beyond the shared bottleneck (its receiver's
+ * NIC: 5 ms on the spine bench, the spine's FIFO empty) is not queueing
+ * delay of the path; one that every flow meets is. */
+static void test_standing_over_flows(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct ts_flow a = {.k = tkey(21), .seq = 1, .ts = 1},
+		       b = {.k = tkey(22), .seq = 1, .ts = 1};
+	struct pathmon_est e;
+	uint64_t t = 1 * MS;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &a.k, 0, 1, a.ts, 0));
+	assert_false(dep_at(&pm, &b.k, 0, 1, b.ts, 0));
+	a.seq = b.seq = 1;
+	for (int i = 0; i < 20; i++, t += 1 * MS) {
+		ts_sample(&pm, &a, t, 1 * MS);
+		ts_sample(&pm, &b, t + 100 * US, 1 * MS);
+	}
+	/* a meets 5 ms more of its own, b does not: the min over the flows
+	 * of the last srtt is b's */
+	for (int i = 0; i < 8; i++, t += 1 * MS) {
+		ts_sample(&pm, &a, t, 6 * MS);
+		ts_sample(&pm, &a, t + 300 * US, 6 * MS);
+		ts_sample(&pm, &b, t + 600 * US, 1 * MS);
+	}
+	pathmon_estimate(&pm, t + 7 * MS, &e);
+	assert_int_equal(e.base_rtt_ns, 1 * MS);
+	assert_int_equal(e.standing_rtt_ns, 1 * MS);
+	assert_int_equal(e.qdelay_ns, 0);
+	/* both meet 2 ms more: the path's queue */
+	for (int i = 0; i < 8; i++, t += 3 * MS) {
+		ts_sample(&pm, &a, t, 3 * MS);
+		ts_sample(&pm, &b, t + 100 * US, 3 * MS);
+	}
+	pathmon_estimate(&pm, t + 3 * MS, &e);
+	assert_int_equal(e.standing_rtt_ns, 3 * MS);
+	assert_int_equal(e.qdelay_ns, 2 * MS);
+	pathmon_fini(&pm);
+}
+
 /* ---- bounds ---- */
 
 static void test_table_bounded(void **state)
@@ -1167,6 +1211,7 @@ int main(void)
 		cmocka_unit_test(test_min_rtt_window),
 		cmocka_unit_test(test_exact_ring),
 		cmocka_unit_test(test_srtt),
+		cmocka_unit_test(test_standing_over_flows),
 		cmocka_unit_test(test_table_bounded),
 		cmocka_unit_test(test_table_roce_pairs_expire),
 		cmocka_unit_test(test_budget),
