@@ -8,7 +8,8 @@
 
 #define EDGE_MAX_CUT 0.5 /* a decision never cuts more than half */
 #define EDGE_SLOW_SHARE 4 /* slow probe: gain / 4 per RTT */
-#define EDGE_GROW_MAX_K 4 /* growth steps double up to 2^4 x margin / 4 */
+#define EDGE_GROW_MAX_K                                                        \
+	2 /* growth steps double up to margin (2^2 x margin / 4) */
 #define EDGE_DRAIN_RTTS                                                        \
 	4.0 /* a cut drains the excess in about this many
 			     * base RTTs (a deep one: at most half the rate) */
@@ -39,6 +40,7 @@ void edge_rate_params_default(struct edge_rate_params *p, double max_bps)
 	p->answer_ns = 0;
 	p->max_cut = EDGE_MAX_CUT;
 	p->grow_confirm_ns = 0;
+	p->drop_confirm_ns = 0;
 }
 
 int edge_rate_params_check(const struct edge_rate_params *p, const char **why)
@@ -119,12 +121,14 @@ static double delivered(const struct edge_est *est)
  * the top of that band, the path carries it (the port sent what its
  * shaper allowed; without that input, the delivery rate exceeds the
  * estimate) and the queueing delay stays under target / 4 (margin / 2 too
- * much would build that in half the time) for grow_confirm_ns, the capacity grew
- * (cross-traffic left): the estimate moves to the rate and beyond, by
- * margin / 4 the first time, twice as far and after half the wait each
- * time it is confirmed again in a row (a larger step shows sooner), until
- * the delay rises. One noisy interval of the delivery rate moves
- * nothing. */
+ * much would build that in half the time) for grow_confirm_ns, the
+ * capacity grew (cross-traffic left): the estimate moves to the rate and
+ * beyond, by margin / 4 the first time, twice as far each time it is
+ * confirmed again in a row, up to margin, after the same wait each time
+ * (the wait once halved with each step: a buffer beyond that hides the
+ * first bytes above the capacity, a token bucket's burst, let it run to
+ * the line), until the delay rises. One noisy interval of the delivery
+ * rate moves nothing. */
 static double probe(struct edge_rate *er, const struct edge_rate_params *p,
 		    const struct edge_est *est, uint64_t qd, uint64_t now)
 {
@@ -145,7 +149,7 @@ static double probe(struct edge_rate *er, const struct edge_rate_params *p,
 	    qd <= p->target_ns / 4) {
 		/* never sooner than the delay could show a step: two round
 		 * trips (with a confirmation time at all) */
-		uint64_t wait = p->grow_confirm_ns >> er->grow_k,
+		uint64_t wait = p->grow_confirm_ns,
 			 least = p->grow_confirm_ns ? 2 * est->srtt_ns : 0;
 
 		if (!er->grow_ns)
@@ -190,6 +194,32 @@ static double drain_horizon(const struct edge_rate_params *p,
 						 : horizon;
 }
 
+/* A cut keeps what the classes above the lowest level send
+ * (est->protect_bps, + margin) unless both signals say the path carries
+ * less: a queue above 4 x the target and a delivery rate far below the
+ * rate for drop_confirm_ns. Neither alone is proof: on the spine bench
+ * the growth that found the capacity again built such a queue (the cut
+ * to half that drained it starved the collective), and the delivery
+ * rate read 14 Mbit/s for 20 ms of 33 sent with no queue growing. A
+ * suspicion costs the bulk class, not the traffic the classes put first
+ * (any dip below what the collective sends, however short, cost it
+ * seconds: the hosts' DCQCN). Never above the rate; the estimate no
+ * lower either. */
+static double protect(struct edge_rate *er, const struct edge_rate_params *p,
+		      const struct edge_est *est, double r)
+{
+	double pf = est->protect_bps * (1 + p->margin);
+
+	if (!(pf > r))
+		return r;
+	if (pf > er->rate_bps)
+		pf = er->rate_bps;
+	if (er->cap_bps < pf)
+		er->cap_bps = pf;
+	er->protected ++;
+	return pf;
+}
+
 /* Congestion beyond. With the bottleneck's queue standing, what it
  * delivers is its capacity: go under it by enough to drain the excess over
  * half the target within the drain horizon, at least by margin, at most
@@ -198,8 +228,10 @@ static double drain_horizon(const struct edge_rate_params *p,
  * interval's and the mean; one less than 2 x max_cut below the rate is
  * taken as no less than (1 - max_cut) x the rate (on the spine bench the
  * mean was within +-30 % of what the port sent only 80 % of the time: its
- * noise is no capacity); one further below (or a queue above 4 x the
- * target) says the capacity dropped. A delivery rate at or above the rate
+ * noise is no capacity); one further below for drop_confirm_ns, or a
+ * queue above 4 x the target, says the capacity dropped (what the upper
+ * classes send is kept all the same unless both say so: protect()). A
+ * delivery rate at or above the rate
  * (a cut is draining the queue, or a noisy interval) cuts by margin. The
  * delivery rate is kept as the capacity estimate, no higher than the rate
  * the queue formed at (the higher of the rate and the estimate before).
@@ -208,31 +240,31 @@ static double drain_horizon(const struct edge_rate_params *p,
  * without excess delay cut by margin. Without a delivery estimate, a
  * Swift-like multiplicative cut. */
 static double cut(struct edge_rate *er, const struct edge_rate_params *p,
-		  const struct edge_est *est, uint64_t qd)
+		  const struct edge_est *est, uint64_t qd, uint64_t now)
 {
 	double excess =
 		qd > p->target_ns / 2 ? (double)(qd - p->target_ns / 2) : 0;
-	/* a queue 4 x the target is ours and large: cut as deep as need be
-	 * (half at most); below that, by max_cut at most */
-	double max_cut = p->max_cut > 0 && qd <= 4 * p->target_ns
-				 ? p->max_cut
-				 : EDGE_MAX_CUT;
+	/* the capacity dropped when the queue is above 4 x the target (ours
+	 * and large: cut as deep as need be, half at most; "still growing"
+	 * was tried: the delay's noise made it true half the time), or
+	 * when the delivery rate read far below the rate (2 x max_cut) for
+	 * drop_confirm_ns: one reading is no proof (on the spine bench,
+	 * ACKs held up for a few ms read as a fifth of the truth) */
+	bool big = qd > 4 * p->target_ns;
+	bool low = er->low_ns && now - er->low_ns >= p->drop_confirm_ns;
+	bool dropped = big || low;
+	double max_cut = big ? EDGE_MAX_CUT : p->max_cut;
 	double f, r, seen, floor_ep, d = delivered(est);
-	bool dropped;
 
 	er->cuts++;
 	if (d <= 0) {
 		f = qd > p->target_ns
 			    ? p->beta * (double)(qd - p->target_ns) / (double)qd
 			    : p->margin;
-		return er->rate_bps * (1 - (f > max_cut ? max_cut : f));
+		r = er->rate_bps * (1 - (f > max_cut ? max_cut : f));
+		return big && low ? r : protect(er, p, est, r);
 	}
-	/* far below the rate (2 x max_cut), the path's capacity dropped:
-	 * believed; so it did when the queue is large (4 x the target;
-	 * "still growing" was tried: the delay's noise made it true half the
-	 * time); else the delivery rate's noise is no reason to cut
-	 * deeper */
-	dropped = d < er->rate_bps * (1 - 2 * max_cut) || qd > 4 * p->target_ns;
+	/* else the delivery rate's noise is no reason to cut deeper */
 	if (!dropped && d < er->rate_bps * (1 - max_cut))
 		d = er->rate_bps * (1 - max_cut);
 	f = p->beta * excess / drain_horizon(p, est, qd);
@@ -243,19 +275,18 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 	r = d * (1 - f);
 	seen = er->cap_bps > er->rate_bps ? er->cap_bps : er->rate_bps;
 	er->cap_bps = d < seen ? d : seen;
+	/* one congestion without a drop takes the rate (and the estimate)
+	 * no lower than (1 - 2 x max_cut) x the estimate before it */
 	floor_ep = er->ep_cap_bps * (1 - 2 * max_cut);
 	if (!dropped && er->cap_bps < floor_ep)
 		er->cap_bps = floor_ep;
 	if (r >= er->rate_bps)
-		return er->rate_bps * (1 - p->margin);
-	if (!dropped && r < er->rate_bps * (1 - max_cut))
+		r = er->rate_bps * (1 - p->margin);
+	else if (!dropped && r < er->rate_bps * (1 - max_cut))
 		r = er->rate_bps * (1 - max_cut);
-	/* one congestion takes the rate (and the estimate) no lower than
-	 * (1 - 2 x max_cut) x the estimate before it, unless the capacity
-	 * dropped */
 	if (!dropped && r < floor_ep)
 		r = floor_ep < er->rate_bps ? floor_ep : er->rate_bps;
-	return r;
+	return big && low ? r : protect(er, p, est, r);
 }
 
 /* The delay did not answer the cuts: answer_ns after the first cut of
@@ -361,6 +392,9 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 	}
 	/* a delay the rate did not answer (unanswered()) is left out: the
 	 * offset follows its minimum down and goes once it is small */
+	if (er->off_ns && p->answer_ns &&
+	    now_ns - er->off_set_ns > 2 * p->answer_ns)
+		er->off_ns = 0; /* tried again: a queue may hide in it */
 	if (er->off_ns) {
 		if (qd < er->off_ns)
 			er->off_ns = qd;
@@ -370,6 +404,7 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 	}
 	if (unanswered(er, p, est, qd, now_ns)) {
 		er->off_ns = qd - p->target_ns / 4;
+		er->off_set_ns = now_ns;
 		qd = p->target_ns / 4;
 		er->unanswered++;
 		if (er->ep_cap_bps > 0) {
@@ -378,6 +413,14 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 				er->rate_bps = er->cap_bps * (1 - p->margin);
 		}
 		er->ep_ns = 0;
+	}
+	/* a delivery rate far below the rate, since when */
+	if (delivered(est) > 0 &&
+	    delivered(est) < er->rate_bps * (1 - 2 * p->max_cut)) {
+		if (!er->low_ns)
+			er->low_ns = now_ns;
+	} else {
+		er->low_ns = 0;
 	}
 	congested = qd > p->target_ns || est->mark_frac > 0;
 	if (!(qd > p->target_ns))
@@ -403,7 +446,7 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 				er->cap_bps > 0 ? er->cap_bps : er->rate_bps;
 			er->ep_qd_ns = qd;
 		}
-		r = cut(er, p, est, qd);
+		r = cut(er, p, est, qd, now_ns);
 		er->ep_qd_ns = qd;
 		er->state = EDGE_DRAIN;
 		er->cut_ns = now_ns;

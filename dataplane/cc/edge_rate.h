@@ -30,25 +30,38 @@
  *    capacity, so the rate goes to (1 - f) x the delivery rate (the
  *    higher of the last interval's and the mean of a few), f large enough
  *    to drain the excess over target / 2 in about 4 base RTTs
- *    (drain_min_ns at least), at least margin, at most max_cut (1/2 for
- *    a queue above 4 x the target); a delivery rate less than 2 x max_cut
- *    below the rate counts as no less than (1 - max_cut) x the rate (its
- *    noise is no capacity), one further below (or a queue that large) as
- *    a capacity drop. That capacity is kept as the estimate (DRAIN), no
- *    higher than the rate the queue formed at. One congestion (the cuts until the next clear
- *    decision) takes the rate and the estimate no lower than (1 - 2 x
- *    max_cut) x the estimate before it, unless the capacity dropped. A
- *    cut is left to work: no other within confirm_ns, nor while the delay
- *    falls fast enough to be under target / 2 within the drain's horizon.
- *    A delay above target that is not (yet) confirmed changes nothing;
- *  - a delay that does not answer the cuts (answer_ns after the first,
+ *    (drain_min_ns at least), at least margin, at most max_cut. That
+ *    capacity is kept as the estimate (DRAIN), no higher than the rate
+ *    the queue formed at. Without proof that the capacity dropped, a
+ *    delivery rate below (1 - max_cut) x the rate counts as that much
+ *    (its noise is no capacity), and one congestion (the cuts until the
+ *    next clear decision) takes the rate and the estimate no lower than
+ *    (1 - 2 x max_cut) x the estimate before it. Proof of a capacity
+ *    drop: a queue above 4 x the target (ours and large: the cut may
+ *    reach 1/2), or a delivery rate more than 2 x max_cut below the rate
+ *    that read so for drop_confirm_ns (one reading is none: on the spine
+ *    bench ACKs held up a few ms read as a fifth of the truth); then the
+ *    estimate is the delivery rate. Unless both prove the drop at once, no
+ *    cut goes below what the classes above the lowest level send
+ *    (protect_bps, + margin): a suspicion, the queue the growth built
+ *    when it found the capacity again, or a delivery rate misread for
+ *    20 ms, costs the bulk class, not the traffic the classes put first.
+ *    A cut is
+ *    left to work: no other within confirm_ns, nor while the delay falls
+ *    fast enough to be under target / 2 within the drain's horizon. A
+ *    delay above target that is not (yet) confirmed changes nothing;
+ *  - with answer_ns set (the dataplane does not set it: on the spine
+ *    bench it took a real queue, held at the upper classes' rate and
+ *    draining slowly, for none, and sent the rate back above the path),
+ *    a delay that does not answer the cuts (answer_ns after the first,
  *    still above target but below 4 x the target, not a quarter below
  *    the last cut's, the rate as low as one congestion may take it, all
  *    that is sent delivered) is not a queue of ours (on the spine bench:
- *    5 ms more RTT with the spine's FIFO empty, on the port that has no
- *    bottleneck at all): it is left out (an offset that follows the
- *    delay's minimum down) and the rate goes back under the estimate from
- *    before;
+ *    4-5 ms more RTT with the spine's FIFO empty, also on the port that
+ *    has no bottleneck at all): it is left out (an offset that follows
+ *    the delay's minimum down, dropped after 2 x answer_ns: a real queue
+ *    may have grown under it, measured on the spine bench) and the rate
+ *    goes back under the estimate from before;
  *  - clear (queueing delay at most target / 2, no marks): with a
  *    capacity estimate, a rate more than margin below it (the drain of a
  *    cut is over) goes back to (1 - margin) x the estimate at once, then
@@ -58,13 +71,19 @@
  *    (the port sent what its shaper allowed; without that input: the
  *    delivery rate exceeds the estimate by margin / 4) and the delay
  *    stays under target / 4 for grow_confirm_ns (a rate margin / 2 above
- *    the capacity would have built that much queue in half that time): by margin / 4 the
- *    first time, twice as far each time it is confirmed again in a row
- *    (up to 4 x margin), with half the wait (never less than two round
- *    trips when grow_confirm_ns is set). Without an estimate: fast (gain
- *    per RTT), until the delay rises. Reaching max_bps is LINE: the
- *    gateway itself is the bottleneck, or the path is clear at the line
- *    rate;
+ *    the capacity would have built that much queue in half that time):
+ *    by margin / 4 the first time, twice as far each time it is
+ *    confirmed again in a row, up to margin, each after the same wait
+ *    (never less than two round trips when grow_confirm_ns is set). The
+ *    growth of the capacity estimate is so bounded to margin per
+ *    grow_confirm_ns: a buffer that hides the first bytes above the
+ *    capacity (a token bucket's burst: 32 KB, 3.6 x the target's worth,
+ *    on the spine bench) costs at most 20 % of overshoot (the law before
+ *    halved the wait after each step, grew by up to 4 x margin, and ran
+ *    from 30 Mbit/s to the line in 60 ms on the spine bench, then cut to
+ *    a third). Without an estimate: fast (gain per RTT), until the delay
+ *    rises. Reaching max_bps is LINE: the gateway itself is the
+ *    bottleneck, or the path is clear at the line rate;
  *  - in between: no change (HOLD), the hysteresis that keeps the rate
  *    steady on a steady path.
  * Measured in test_edge_rate.c (fluid bottleneck, base RTT 1 ms, target
@@ -72,12 +91,18 @@
  * queue beyond under the target) and followed within 15 % within 30, a
  * step 50 -> 80 % within 15, the standing sawtooth is below 12 % of the
  * capacity peak to peak with the queue beyond below 1.5x the target; with
- * the dataplane's filters (confirm_ns 4 ms, answer_ns 40 ms, max_cut
- * 0.1, grow_confirm_ns target / margin): the same steps within 40 and 60
- * RTTs, a delivery rate noisy by +-30 % (+17 % bias, as measured on the
- * spine bench) keeps the rate within [0.85, 1.15] x C, 1 ms delay spikes
- * cost no cut, a stale congested sample costs one cut, a delay that
- * does not answer costs at most (1 - 2 x max_cut) for answer_ns.
+ * the dataplane's filters (run/adaptive.h: confirm_ns 4 ms, max_cut 0.1,
+ * grow_confirm_ns target / margin, drop_confirm_ns 20 ms, no answer_ns):
+ * the same steps within 40 and 60 RTTs, a
+ * capacity rise hidden by a burst of 3.6 x the target overshoots by at
+ * most 20 % and never cuts below 0.8 C after, a delivery rate noisy by
+ * +-30 % (+17 % bias, as measured on the spine bench) keeps the rate
+ * within [0.85, 1.15] x C, one reading it a fifth of the truth for 15 ms
+ * costs at most 25 %, 1 ms delay spikes cost no cut, a stale congested
+ * sample costs one cut, a delay that does not answer costs at most (1 -
+ * 2 x max_cut) (for answer_ns when it is set), 20 of them in a row no
+ * more, and what the upper classes send is kept through them (a
+ * capacity below it is followed below it).
  * On the spine bench the law before these changes swung between the line
  * rate and a quarter of it every 50 ms (its estimate was one 10 ms
  * interval of the delivery rate, dropped at the first noisy interval above
@@ -140,6 +165,9 @@ struct edge_rate_params {
 			 * fraction (1/2 for a queue above 4 x target), one
 			 * congestion by 2 x this of the estimate unless the
 			 * capacity dropped; (0, 0.5] */
+	uint64_t drop_confirm_ns; /* a delivery rate far below the rate
+				   * (2 x max_cut) is a capacity drop once
+				   * it read so this long (0: at once) */
 	uint64_t grow_confirm_ns; /* the estimate grows once the rate sat
 				   * at the top of its band, carried, the
 				   * delay under target / 4, this long (0:
@@ -169,6 +197,9 @@ struct edge_est {
 			  * units of the delivery rate */
 	double offered_bps; /* its shaper's rate over the same period (what
 			     * it could have sent); 0: both unknown */
+	double protect_bps; /* what the classes above the lowest level sent
+			     * lately: cuts without proof of a capacity
+			     * drop keep it (+ margin); 0: nothing kept */
 };
 
 struct edge_rate_decision {
@@ -200,10 +231,14 @@ struct edge_rate {
 			    * rate) */
 	uint64_t ep_qd_ns; /* the queueing delay at its last cut */
 	uint64_t off_ns; /* delay left out: it did not answer the cuts */
+	uint64_t low_ns; /* first decision of the current run with the
+			  * delivery rate far below the rate; 0: none */
+	uint64_t off_set_ns; /* when the offset was set */
 	double prev_bps[EDGE_RATE_LAG]; /* the rates before the last
 					 * decisions (a ring) */
 	uint32_t n_dec;
 	uint64_t decisions, cuts, probes, holds, no_samples, unanswered;
+	uint64_t protected; /* cuts that kept protect_bps */
 	struct edge_rate_decision hist[EDGE_RATE_HISTORY]; /* ring */
 	uint32_t n_hist; /* decisions recorded, the newest at
 			  * (n_hist - 1) % EDGE_RATE_HISTORY */

@@ -142,6 +142,7 @@ static void params_of(const struct qos_port *pp, uint32_t div,
 	 * ACKs that come back in bursts (bench/README.md, spine) */
 	p->confirm_ns = ADAPTIVE_CONFIRM_NS;
 	p->answer_ns = ADAPTIVE_ANSWER_NS;
+	p->drop_confirm_ns = ADAPTIVE_DROP_CONFIRM_NS;
 	p->max_cut = ADAPTIVE_MAX_CUT;
 	/* at the top of its band the rate is margin / 2 over the estimate:
 	 * a queue of target / 4 takes target / (2 margin) to build; twice
@@ -240,16 +241,32 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 	a->dep_payload += payload;
 }
 
+/* Bytes the classes above the lowest level have sent, in all (none when
+ * every class is on one level). */
+static uint64_t upper_sent(const struct sched *s)
+{
+	uint64_t sum = 0;
+	uint8_t lowest = s->n_levels ? s->n_levels - 1 : 0;
+
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		if (s->slot_level[i] < lowest)
+			sum += ctr_read(&s->st[i].sent_bytes);
+	return sum;
+}
+
 /* At a decision: what the departures since the last one add to the
  * ratio period (the ratio of the bytes the shaper charged to the measured
  * payload, taken once the period is ADAPTIVE_RATIO_NS long and smoothed
  * with gain 1/2; periods without measured payload leave it) and to the
  * sent period (the port's rate, and the shaper's rate integrated over
  * the same time: what it could have sent, once it is ADAPTIVE_SENT_NS
- * long). */
-static void update_wire_ratio(struct port_adaptive *a, uint64_t now_ns)
+ * long), and what the classes above the lowest level sent in the sent
+ * period (est.protect_bps: the highest of the last ADAPTIVE_PROTECT_N). */
+static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
+			      uint64_t now_ns)
 {
 	double r;
+	uint64_t upper = upper_sent(s);
 
 	a->ratio_wire += a->dep_wire;
 	a->ratio_payload += a->dep_payload;
@@ -259,6 +276,7 @@ static void update_wire_ratio(struct port_adaptive *a, uint64_t now_ns)
 	if (!a->sent_ns) {
 		a->sent_ns = now_ns;
 		a->offered_ns = now_ns;
+		a->prot_bytes = upper;
 	}
 	a->offered_bits +=
 		(double)a->applied_bps * (double)(now_ns - a->offered_ns) / 1e9;
@@ -266,6 +284,13 @@ static void update_wire_ratio(struct port_adaptive *a, uint64_t now_ns)
 	if (now_ns - a->sent_ns >= ADAPTIVE_SENT_NS) {
 		a->sent_bps = (double)a->sent_wire * 8e9 /
 			      (double)(now_ns - a->sent_ns);
+		/* (a reload may restart the counters) */
+		a->prot_bps[a->n_prot++ % ADAPTIVE_PROTECT_N] =
+			upper >= a->prot_bytes
+				? (double)(upper - a->prot_bytes) * 8e9 /
+					  (double)(now_ns - a->sent_ns)
+				: 0;
+		a->prot_bytes = upper;
 		a->offered_bps =
 			a->offered_bits * 1e9 / (double)(now_ns - a->sent_ns);
 		a->sent_wire = 0;
@@ -317,7 +342,7 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	struct pathmon_est pe;
 	struct edge_est est;
 	uint32_t taken = 0, samples = 0, n;
-	uint64_t dec, cuts, own;
+	uint64_t dec, cuts, kept, own;
 	double r;
 
 	for (uint32_t i = 0; i < a->n_in; i++) {
@@ -334,7 +359,7 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	if (now_ns < a->er.next_ns)
 		return taken;
 	pathmon_estimate(&a->pm, now_ns, &pe);
-	update_wire_ratio(a, now_ns);
+	update_wire_ratio(a, s, now_ns);
 	est = (struct edge_est){
 		.valid = pe.valid,
 		.base_rtt_ns = pe.base_rtt_ns,
@@ -357,6 +382,9 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		.offered_bps = sched_backlog_packets(s) ? (double)a->applied_bps
 							: a->offered_bps,
 	};
+	for (uint32_t i = 0; i < ADAPTIVE_PROTECT_N; i++)
+		if (a->prot_bps[i] > est.protect_bps)
+			est.protect_bps = a->prot_bps[i];
 	/* Marks the gateway set itself (its classes' RED/ECN, once the
 	 * queue is here) come back as ECE and CNPs too: while its own
 	 * marks grow, returning marks say nothing of the path beyond. */
@@ -369,11 +397,14 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		est.mark_frac = 0;
 	dec = a->er.decisions;
 	cuts = a->er.cuts;
+	kept = a->er.protected;
 	r = edge_rate_update(&a->er, &a->par, &est, now_ns);
 	if (a->er.decisions != dec)
 		ctr_add(&a->ctr.decisions, 1);
 	if (a->er.cuts != cuts)
 		ctr_add(&a->ctr.cuts, 1);
+	if (a->er.protected != kept)
+		ctr_add(&a->ctr.protected_cuts, 1);
 	if (r != (double)a->applied_bps &&
 	    (r < a->applied_bps * (1 - ADAPTIVE_APPLY_EPS) ||
 	     r > a->applied_bps * (1 + ADAPTIVE_APPLY_EPS) ||

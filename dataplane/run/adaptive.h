@@ -37,6 +37,15 @@
  * the collective 7x slower).
  * What the port sent (bytes charged, over ADAPTIVE_SENT_NS) bounds the
  * delivery rate the controller believes (edge_rate's sent_bps).
+ * What the classes above the lowest level sent (the scheduler's sent
+ * bytes of those slots, per ADAPTIVE_SENT_NS period, the highest of the
+ * last ADAPTIVE_PROTECT_N periods) is kept by every cut unless a large
+ * queue beyond and a low delivery rate prove together that the path
+ * carries less (edge_rate's protect_bps): on the spine bench the
+ * testbed's delay noise read as queueing beyond, and every cut below
+ * what the collective sends cost it seconds; such a cut now costs the
+ * lowest level (the bulk class) alone. With every class on one level,
+ * nothing is kept.
  * With no samples the rate is ports[].rate, and the state says so
  * (no_samples). Off (mode: off) nothing of this runs: no parse, no event
  * (the RX tasks post none), the shaper at ports[].rate.
@@ -100,11 +109,17 @@
 			      * (edge_rate's max_cut): a dip below what the
 			      * collective needs, however short, costs it
 			      * seconds (the hosts' DCQCN) */
+#define ADAPTIVE_DROP_CONFIRM_NS                                               \
+	20000000ull /* a delivery rate far below the
+				       * rate is a capacity drop once it
+				       * read so for 20 ms (edge_rate's
+				       * drop_confirm_ns) */
 #define ADAPTIVE_ANSWER_NS                                                     \
-	40000000ull /* a delay that stood 40 ms after a
-				       * cut (two drains), all that is sent
-				       * delivered, is not a queue of ours
-				       * (edge_rate's answer_ns) */
+	0ull /* delay that does not answer the cuts is never
+	      * taken for no queue of ours (edge_rate's answer_ns):
+	      * on the spine bench it took a real queue for one,
+	      * held at the upper classes' rate and draining
+	      * slowly, and sent the rate back above the path */
 #define ADAPTIVE_RATIO_NS                                                      \
 	100000000ull /* the wire / payload ratio over
 					* periods of at least 100 ms */
@@ -112,6 +127,9 @@
 	10000000ull /* what the port sent, over periods
 				       * of at least 10 ms (the monitor's
 				       * interval) */
+#define ADAPTIVE_PROTECT_N                                                     \
+	20 /* what the classes above the lowest level sent:
+	    * the highest of the last 20 sent periods (200 ms) */
 #define ADAPTIVE_MARK_MIN 0.01 /* marked fraction that counts as marks */
 #define ADAPTIVE_OWN_MARKS_NS                                                  \
 	50000000ull /* returning marks are ignored
@@ -124,6 +142,7 @@ struct adaptive_counters {
 	ctr_t rtt_samples; /* RTT samples the events gave */
 	ctr_t decisions; /* controller decisions */
 	ctr_t cuts; /* ...that cut the rate (drain) */
+	ctr_t protected_cuts; /* ...held at what the upper classes send */
 	ctr_t rate_changes; /* rates applied to the shaper */
 	ctr_t apply_errors; /* sched_set_port_rate() refused: a bug */
 } __cacheline_aligned;
@@ -176,6 +195,11 @@ struct port_adaptive {
 	uint64_t offered_ns; /* integrated up to */
 	double sent_bps; /* the last full sent period's rate; 0: none */
 	double offered_bps; /* the shaper's mean rate over it */
+	uint64_t prot_bytes; /* bytes the classes above the lowest level
+			      * had sent at the start of the sent period */
+	double prot_bps[ADAPTIVE_PROTECT_N]; /* their rate, per sent
+					      * period (a ring) */
+	uint32_t n_prot;
 	uint64_t own_marks; /* CE marks of the scheduler at the last decision */
 	uint64_t own_marks_ns; /* when they last grew; 0: never */
 	uint32_t seen_hist; /* er.n_hist at the last publication */
