@@ -191,6 +191,15 @@ static void run_watch(struct plant *pl, uint64_t ns)
 	}
 }
 
+/* Run for ns, the lowest rate meanwhile kept in rate_lo (not reset). */
+static void run_lo(struct plant *pl, uint64_t ns)
+{
+	for (uint64_t end = pl->now + ns; pl->now < end;) {
+		step(pl);
+		pl->rate_lo = fmin(pl->rate_lo, pl->er.rate_bps);
+	}
+}
+
 static void run_for(struct plant *pl, uint64_t ns)
 {
 	for (uint64_t end = pl->now + ns; pl->now < end;)
@@ -375,10 +384,7 @@ static void test_spike_not_confirmed(void **state)
 		pl.phantom_ns = 3.0 * (double)pl.p.target_ns;
 		run_for(&pl, 1 * MS);
 		pl.phantom_ns = 0;
-		for (uint64_t end = pl.now + 50 * MS; pl.now < end;) {
-			step(&pl);
-			pl.rate_lo = fmin(pl.rate_lo, pl.er.rate_bps);
-		}
+		run_lo(&pl, 50 * MS);
 	}
 	print_message("spikes: %llu cuts for 10 spikes of 1 ms (%llu without "
 		      "them), rate down to %.1f\n",
@@ -497,15 +503,9 @@ static void test_phantom_no_ratchet(void **state)
 	pl.rate_lo = 1e18;
 	for (int i = 0; i < 20; i++) {
 		pl.phantom_ns = 2.5 * (double)pl.p.target_ns;
-		for (uint64_t end = pl.now + 15 * MS; pl.now < end;) {
-			step(&pl);
-			pl.rate_lo = fmin(pl.rate_lo, pl.er.rate_bps);
-		}
+		run_lo(&pl, 15 * MS);
 		pl.phantom_ns = 0;
-		for (uint64_t end = pl.now + 25 * MS; pl.now < end;) {
-			step(&pl);
-			pl.rate_lo = fmin(pl.rate_lo, pl.er.rate_bps);
-		}
+		run_lo(&pl, 25 * MS);
 	}
 	print_message("phantom x 20: rate down to %.1f Mbit/s for C %.1f, "
 		      "%llu cuts\n",
@@ -516,10 +516,10 @@ static void test_phantom_no_ratchet(void **state)
 }
 
 /* What the classes above the lowest level send (protect_bps) is kept by
- * every cut without proof of a capacity drop: a delay that is no queue
- * of ours, standing well past answer_ns, costs the bulk class only. A
- * real drop below it is proof (a queue above 4 x the target that
- * stands) and is followed below it. */
+ * every cut unless a large queue beyond and a low delivery rate prove a
+ * capacity drop together: a delay that is no queue of ours, standing for
+ * 300 RTTs, costs the bulk class only. A real drop below it shows both
+ * and is followed below it. */
 static void test_protected_rate(void **state)
 {
 	struct plant pl;
@@ -565,10 +565,7 @@ static void test_delivery_dip_not_a_drop(void **state)
 	pl.rate_lo = 1e18;
 	pl.phantom_ns = 2.5 * (double)pl.p.target_ns;
 	pl.deliv_scale = 0.2;
-	for (uint64_t end = pl.now + 15 * MS; pl.now < end;) {
-		step(&pl);
-		pl.rate_lo = fmin(pl.rate_lo, pl.er.rate_bps);
-	}
+	run_lo(&pl, 15 * MS);
 	pl.phantom_ns = 0;
 	pl.deliv_scale = 1;
 	run_watch(&pl, 100 * BASE);
