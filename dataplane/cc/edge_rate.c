@@ -216,7 +216,7 @@ static double protect(struct edge_rate *er, const struct edge_rate_params *p,
 		pf = er->rate_bps;
 	if (er->cap_bps < pf)
 		er->cap_bps = pf;
-	er->protected ++;
+	er->kept_cuts++;
 	return pf;
 }
 

@@ -238,7 +238,7 @@ struct edge_rate {
 					 * decisions (a ring) */
 	uint32_t n_dec;
 	uint64_t decisions, cuts, probes, holds, no_samples, unanswered;
-	uint64_t protected; /* cuts that kept protect_bps */
+	uint64_t kept_cuts; /* cuts held at protect_bps */
 	struct edge_rate_decision hist[EDGE_RATE_HISTORY]; /* ring */
 	uint32_t n_hist; /* decisions recorded, the newest at
 			  * (n_hist - 1) % EDGE_RATE_HISTORY */

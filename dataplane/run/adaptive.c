@@ -397,13 +397,13 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		est.mark_frac = 0;
 	dec = a->er.decisions;
 	cuts = a->er.cuts;
-	kept = a->er.protected;
+	kept = a->er.kept_cuts;
 	r = edge_rate_update(&a->er, &a->par, &est, now_ns);
 	if (a->er.decisions != dec)
 		ctr_add(&a->ctr.decisions, 1);
 	if (a->er.cuts != cuts)
 		ctr_add(&a->ctr.cuts, 1);
-	if (a->er.protected != kept)
+	if (a->er.kept_cuts != kept)
 		ctr_add(&a->ctr.protected_cuts, 1);
 	if (r != (double)a->applied_bps &&
 	    (r < a->applied_bps * (1 - ADAPTIVE_APPLY_EPS) ||

@@ -535,8 +535,8 @@ static void test_protected_rate(void **state)
 	print_message("protected 50 Mbit/s: phantom delay, rate down to "
 		      "%.1f Mbit/s for C %.1f, %llu cuts kept it\n",
 		      pl.rate_lo / 1e6, pl.cap_bps / 1e6,
-		      (unsigned long long)pl.er.protected);
-	assert_true(pl.er.cuts > 0 && pl.er.protected > 0);
+		      (unsigned long long)pl.er.kept_cuts);
+	assert_true(pl.er.cuts > 0 && pl.er.kept_cuts > 0);
 	assert_true(pl.rate_lo >= 0.5 * MAXBPS * (1 + pl.p.margin) - 1);
 	run_for(&pl, 200 * BASE);
 	/* the path drops below what is protected: followed */
