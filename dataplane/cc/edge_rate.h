@@ -198,8 +198,10 @@ struct edge_est {
 	double offered_bps; /* its shaper's rate over the same period (what
 			     * it could have sent); 0: both unknown */
 	double protect_bps; /* what the classes above the lowest level sent
-			     * lately: cuts without proof of a capacity
-			     * drop keep it (+ margin); 0: nothing kept */
+			     * lately: no cut goes below it (+ margin)
+			     * unless a large queue beyond and a low
+			     * delivery rate prove a drop together; 0:
+			     * nothing kept */
 };
 
 struct edge_rate_decision {

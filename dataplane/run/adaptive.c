@@ -266,7 +266,7 @@ static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 			      uint64_t now_ns)
 {
 	double r;
-	uint64_t upper = upper_sent(s);
+	uint64_t upper;
 
 	a->ratio_wire += a->dep_wire;
 	a->ratio_payload += a->dep_payload;
@@ -276,7 +276,7 @@ static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 	if (!a->sent_ns) {
 		a->sent_ns = now_ns;
 		a->offered_ns = now_ns;
-		a->prot_bytes = upper;
+		a->prot_bytes = upper_sent(s);
 	}
 	a->offered_bits +=
 		(double)a->applied_bps * (double)(now_ns - a->offered_ns) / 1e9;
@@ -285,6 +285,7 @@ static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 		a->sent_bps = (double)a->sent_wire * 8e9 /
 			      (double)(now_ns - a->sent_ns);
 		/* (a reload may restart the counters) */
+		upper = upper_sent(s);
 		a->prot_bps[a->n_prot++ % ADAPTIVE_PROTECT_N] =
 			upper >= a->prot_bytes
 				? (double)(upper - a->prot_bytes) * 8e9 /
