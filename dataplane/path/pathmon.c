@@ -397,8 +397,32 @@ static bool start_sample(struct pathmon *pm, struct pathmon_flow *f,
 	return true;
 }
 
-static void rtt_update(struct pathmon *pm, uint64_t rtt, uint64_t seen,
-		       uint64_t now, bool base_ok)
+/* The flow's standing RTT (the smaller of its last two samples), in the
+ * slot it has, else in the one sampled longest ago. */
+static void standing_update(struct pathmon *pm, uint32_t hash, uint64_t rtt,
+			    uint64_t seen)
+{
+	uint32_t old = 0;
+
+	for (uint32_t i = 0; i < PATHMON_STANDING_FLOWS; i++) {
+		if (pm->standing[i].seen && pm->standing[i].hash == hash) {
+			pm->standing[i].standing =
+				MIN(rtt, pm->standing[i].last_rtt);
+			pm->standing[i].last_rtt = rtt;
+			pm->standing[i].seen = MAX(seen, pm->standing[i].seen);
+			return;
+		}
+		if (pm->standing[i].seen < pm->standing[old].seen)
+			old = i;
+	}
+	pm->standing[old].hash = hash;
+	pm->standing[old].last_rtt = rtt;
+	pm->standing[old].standing = rtt;
+	pm->standing[old].seen = seen;
+}
+
+static void rtt_update(struct pathmon *pm, uint32_t hash, uint64_t rtt,
+		       uint64_t seen, uint64_t now, bool base_ok)
 {
 	uint64_t epoch = now / pm->sub_ns;
 	uint32_t s = (uint32_t)(epoch % PATHMON_MINRTT_SUB);
@@ -418,8 +442,7 @@ static void rtt_update(struct pathmon *pm, uint64_t rtt, uint64_t seen,
 				   ((int64_t)rtt - (int64_t)pm->srtt_ns) / 8);
 	if (!pm->srtt_ns)
 		pm->srtt_ns = 1;
-	pm->recent_ns[pm->n_recent % PATHMON_RECENT] = seen;
-	pm->recent[pm->n_recent++ % PATHMON_RECENT] = rtt;
+	standing_update(pm, hash, rtt, seen);
 	pm->int_samples++;
 	if (seen > pm->last_sample_ns)
 		pm->last_sample_ns = seen;
@@ -438,7 +461,7 @@ static uint64_t take_sample(struct pathmon *pm, struct pathmon_flow *f,
 		return 0; /* clocks out of order: no sample */
 	rtt = seen - f->pend_ns;
 	ctr_add(&pm->st.samples_matched[kind], 1);
-	rtt_update(pm, rtt, seen, now, base_ok);
+	rtt_update(pm, f->hash, rtt, seen, now, base_ok);
 	return rtt;
 }
 
@@ -462,7 +485,7 @@ static uint64_t ring_sample(struct pathmon *pm, struct pathmon_flow *f,
 		}
 		pm->budget_used++;
 		ctr_add(&pm->st.ring_samples, 1);
-		rtt_update(pm, rtt, seen, now, true);
+		rtt_update(pm, f->hash, rtt, seen, now, true);
 		return rtt;
 	}
 	return 0;
@@ -881,27 +904,21 @@ static double recent_mean_bps(const struct pathmon *pm)
 	return n ? bytes_bps(pm, sum) / n : 0;
 }
 
-/* The minimum of the last PATHMON_STANDING_N samples and of the others
- * seen within the last srtt (0: none): the delay every packet meets now,
- * without the waits that inflate single samples (a receiver's
- * delayed-ACK timer at the end of a burst) or one flow's samples (a
- * queue of its own beyond the shared bottleneck). */
+/* The port's standing RTT (0: none): the minimum of the standing RTTs of
+ * the flows sampled within max(2 x srtt, interval_ns) of the newest
+ * sample. A flow's own queue beyond the shared bottleneck, or its
+ * receiver's delayed-ACK timer, does not make it; what every flow meets
+ * does, once each has had two samples of it. */
 static uint64_t standing_rtt(const struct pathmon *pm)
 {
-	uint32_t n = MIN(pm->n_recent, PATHMON_RECENT);
-	uint64_t m = 0, newest, since;
+	uint64_t m = 0, since, span = MAX(2 * pm->srtt_ns, pm->par.interval_ns);
 
-	if (!n)
-		return 0;
-	newest = pm->recent_ns[(pm->n_recent - 1) % PATHMON_RECENT];
-	since = newest > pm->srtt_ns ? newest - pm->srtt_ns : 0;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t i = (pm->n_recent - 1 - k) % PATHMON_RECENT;
-
-		if (k >= PATHMON_STANDING_N && pm->recent_ns[i] < since)
-			break;
-		if (!m || pm->recent[i] < m)
-			m = pm->recent[i];
+	since = pm->last_sample_ns > span ? pm->last_sample_ns - span : 0;
+	for (uint32_t i = 0; i < PATHMON_STANDING_FLOWS; i++) {
+		if (!pm->standing[i].seen || pm->standing[i].seen < since)
+			continue;
+		if (!m || pm->standing[i].standing < m)
+			m = pm->standing[i].standing;
 	}
 	return m;
 }

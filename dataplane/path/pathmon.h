@@ -100,14 +100,19 @@
  * sub-window minima (an old minimum leaves between
  * (PATHMON_MINRTT_SUB - 1) / PATHMON_MINRTT_SUB of the window and the
  * window after its sample); srtt = EWMA with gain 1/8 (sample ages);
- * the standing RTT = the minimum of the last PATHMON_STANDING_N samples
- * and of every other seen within the last srtt (of the last
- * PATHMON_RECENT), and the queueing delay beyond = standing - base (a
- * single sample can be inflated by a receiver's delayed-ACK timer, and
- * one flow's by a queue of its own beyond the shared bottleneck -- the
- * receiver's NIC, its host's CPU: on the spine bench 3-5 ms on the RoCE
- * flows with the spine's FIFO empty; the minimum over the flows of the
- * last round trip is what every packet meets).
+ * a flow's standing RTT = the smaller of its last PATHMON_STANDING_N (2)
+ * samples, the port's = the minimum of the standing RTTs of the flows
+ * (of the last PATHMON_STANDING_FLOWS sampled) whose newest sample is
+ * within max(2 x srtt, interval_ns) of the port's newest, and the
+ * queueing delay beyond = standing - base. A single sample can be
+ * inflated by a receiver's delayed-ACK timer, and one flow's samples by
+ * a queue of its own beyond the shared bottleneck: its receiver's NIC
+ * (on the veth testbeds a GPU host's 25 Mbit/s link behind a 50 Mbit/s
+ * gateway: 5 ms on the RoCE flow of the ring's hop, the only samples
+ * within the last srtt half the time, as its sample comes every 5 ms and
+ * the storage flows', starved behind it, every 9: the port's rate was
+ * cut by a fifth for 30-100 ms at a time, for a queue no rate of the
+ * port drains), its host's CPU. What every flow meets is the path's.
  *
  * Bounds: memory is fixed at init (max_flows flows, an index of 4 x
  * max_flows positions, so that probing always ends); expiry works
@@ -136,9 +141,12 @@
 #define PATHMON_RATE_WIN_MAX 64 /* rate_intervals, at most */
 #define PATHMON_MEAN_INTERVALS 4 /* delivery_bps_mean's intervals */
 #define PATHMON_STANDING_N                                                     \
-	2 /* samples standing_rtt_ns is the min of,
-				* at least */
-#define PATHMON_RECENT 16 /* samples kept for it (those within srtt) */
+	2 /* a flow's standing RTT: the min of its
+				* last 2 samples */
+#define PATHMON_STANDING_FLOWS                                                 \
+	16 /* flows whose standing RTTs the port's
+	    * standing RTT is the minimum of (the most
+	    * recently sampled) */
 #define PATHMON_DEP_RING 8 /* TCP departures kept per flow for exact ACKs */
 #define PATHMON_MAX_FLOWS (1u << 20)
 #define PATHMON_PSN_MASK 0xffffffu
@@ -371,9 +379,13 @@ struct pathmon {
 	uint64_t sub_min[PATHMON_MINRTT_SUB]; /* 0: none */
 	uint64_t sub_epoch[PATHMON_MINRTT_SUB];
 	uint64_t srtt_ns, last_sample_ns;
-	uint64_t recent[PATHMON_RECENT]; /* the last samples (a ring) */
-	uint64_t recent_ns[PATHMON_RECENT]; /* when they were seen */
-	uint32_t n_recent;
+	/* the standing RTT of the flows sampled last: the smaller of each
+	 * one's last two samples, and when its newest was seen (0: slot
+	 * free) */
+	struct {
+		uint32_t hash;
+		uint64_t last_rtt, standing, seen;
+	} standing[PATHMON_STANDING_FLOWS];
 	struct pathmon_stats st;
 };
 

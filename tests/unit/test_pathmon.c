@@ -7,7 +7,10 @@
  * ACKs, NAKs and wrap-around of TSval, sequence numbers and PSNs (no false
  * samples); the RoCE requester-QP pairing; delivery rate from ACK streams
  * at known rates and its windowed maximum; the mark fraction (ECE, CNPs);
- * the windowed minimum RTT and srtt; a bounded table under a flood of new
+ * the windowed minimum RTT and srtt; the standing RTT as the minimum over
+ * the flows (one flow's own queue further on is not the path's, also when
+ * its samples come more often than the others'); a bounded table under a
+ * flood of new
  * flows (table_full, fixed memory, expiry frees slots, the index left
  * empty); the per-ms sampling budget; pending-sample expiry; the estimate's
  * validity; and the frame helpers (pathmon_dep_of, pathmon_ack_of) on
@@ -788,6 +791,60 @@ static void test_standing_over_flows(void **state)
 	pathmon_fini(&pm);
 }
 
+/* The veth bench's shape (a 50 Mbit/s gateway before GPU hosts' 25
+ * Mbit/s links): the ring's RoCE flow meets 5 ms of its own at its
+ * receiver's link and gives a sample every 5 ms, the storage flow, with
+ * none, one every 9 ms. The last srtt held only the RoCE flow's samples
+ * half the time, and the port's rate was cut for a queue no rate of it
+ * drains; the minimum over the flows sampled within max(2 x srtt,
+ * interval) sees none, at every instant. A queue both meet is seen. */
+static void test_standing_sparse_flows(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct ts_flow a = {.k = tkey(31), .seq = 1, .ts = 1},
+		       b = {.k = tkey(32), .seq = 1, .ts = 1};
+	struct pathmon_est e;
+	uint64_t t = 1 * MS;
+	int seen_queue = 0, n = 0;
+
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &a.k, 0, 1, a.ts, 0));
+	assert_false(dep_at(&pm, &b.k, 0, 1, b.ts, 0));
+	for (int i = 0; i < 10; i++, t += 1 * MS) {
+		ts_sample(&pm, &a, t, 1 * MS);
+		ts_sample(&pm, &b, t + 100 * US, 1 * MS);
+	}
+	t += 10 * MS;
+	for (uint64_t k = 0; k < 300; k++, t += 1 * MS) {
+		if (k % 5 == 0)
+			ts_sample(&pm, &a, t - 6 * MS, 6 * MS);
+		if (k % 9 == 0)
+			ts_sample(&pm, &b, t - 1 * MS, 1 * MS);
+		pathmon_estimate(&pm, t, &e);
+		seen_queue += e.qdelay_ns > 0;
+		n++;
+	}
+	print_message("one flow's own 5 ms: queueing delay seen at %d of %d "
+		      "instants\n",
+		      seen_queue, n);
+	assert_true(e.valid);
+	assert_int_equal(e.base_rtt_ns, 1 * MS);
+	assert_int_equal(seen_queue, 0);
+	/* both meet 3 ms more: seen within the span of the sparser's two
+	 * samples */
+	for (uint64_t k = 0; k < 30; k++, t += 1 * MS) {
+		if (k % 5 == 0)
+			ts_sample(&pm, &a, t - 9 * MS, 9 * MS);
+		if (k % 9 == 0)
+			ts_sample(&pm, &b, t - 4 * MS, 4 * MS);
+	}
+	pathmon_estimate(&pm, t, &e);
+	assert_int_equal(e.qdelay_ns, 3 * MS);
+	pathmon_fini(&pm);
+}
+
 /* ---- bounds ---- */
 
 static void test_table_bounded(void **state)
@@ -1212,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_exact_ring),
 		cmocka_unit_test(test_srtt),
 		cmocka_unit_test(test_standing_over_flows),
+		cmocka_unit_test(test_standing_sparse_flows),
 		cmocka_unit_test(test_table_bounded),
 		cmocka_unit_test(test_table_roce_pairs_expire),
 		cmocka_unit_test(test_budget),
