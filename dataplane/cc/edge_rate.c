@@ -13,6 +13,9 @@
 #define EDGE_DRAIN_RTTS                                                        \
 	4.0 /* a cut drains the excess in about this many
 			     * base RTTs (a deep one: at most half the rate) */
+#define EDGE_UNDO_PACE                                                         \
+	1.5 /* a delay that fell this many times faster than
+	     * the cuts could drain a queue was none (undo) */
 
 const char *edge_rate_state_name(int state)
 {
@@ -41,6 +44,7 @@ void edge_rate_params_default(struct edge_rate_params *p, double max_bps)
 	p->max_cut = EDGE_MAX_CUT;
 	p->grow_confirm_ns = 0;
 	p->drop_confirm_ns = 0;
+	p->quiet_ns = 0;
 }
 
 int edge_rate_params_check(const struct edge_rate_params *p, const char **why)
@@ -112,6 +116,14 @@ static double delivered(const struct edge_est *est)
 	return est->delivery_mean_bps > est->delivery_bps
 		       ? est->delivery_mean_bps
 		       : est->delivery_bps;
+}
+
+/* What the port sends now: its rate, or what it sent over the last
+ * period when that was less (the traffic asked for less). */
+static double sent_now(const struct edge_rate *er, const struct edge_est *est)
+{
+	return est->sent_bps > 0 && est->sent_bps < er->rate_bps ? est->sent_bps
+								 : er->rate_bps;
 }
 
 /* The path is clear: probe up. Below the capacity estimate by more than
@@ -206,9 +218,15 @@ static double drain_horizon(const struct edge_rate_params *p,
  * seconds: the hosts' DCQCN). Never above the rate; the estimate no
  * lower either. */
 static double protect(struct edge_rate *er, const struct edge_rate_params *p,
-		      const struct edge_est *est, double r)
+		      const struct edge_est *est, double r, bool big)
 {
-	double pf = est->protect_bps * (1 + p->margin);
+	/* a queue above 4 x the target: margin less for each cut in a row
+	 * that found it so (the upper classes' 10 ms bursts reach their
+	 * ceiling: kept at 42.5 Mbit/s on the veth bench, the spine at 40
+	 * then 32, the queue there grew to 75 ms before the delivery rate
+	 * read low) */
+	double keep = big ? 1 - p->margin * (double)er->big_n : 1 + p->margin;
+	double pf = est->protect_bps * keep;
 
 	if (!(pf > r))
 		return r;
@@ -257,12 +275,14 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 	double f, r, seen, floor_ep, d = delivered(est);
 
 	er->cuts++;
+	er->ep_proved |= dropped;
+	er->big_n = big ? er->big_n + 1 : 0;
 	if (d <= 0) {
 		f = qd > p->target_ns
 			    ? p->beta * (double)(qd - p->target_ns) / (double)qd
 			    : p->margin;
 		r = er->rate_bps * (1 - (f > max_cut ? max_cut : f));
-		return big && low ? r : protect(er, p, est, r);
+		return big && low ? r : protect(er, p, est, r, big);
 	}
 	/* else the delivery rate's noise is no reason to cut deeper */
 	if (!dropped && d < er->rate_bps * (1 - max_cut))
@@ -280,13 +300,18 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 	floor_ep = er->ep_cap_bps * (1 - 2 * max_cut);
 	if (!dropped && er->cap_bps < floor_ep)
 		er->cap_bps = floor_ep;
+	/* never more than max_cut in one decision, half with proof of a
+	 * drop: a delivery rate that read low for drop_confirm_ns while a
+	 * real queue stood (ACKs held up) took the rate from 32 to 8.8
+	 * Mbit/s in one cut on the spine bench, and growth took 2.5 s to
+	 * find the path again */
 	if (r >= er->rate_bps)
 		r = er->rate_bps * (1 - p->margin);
-	else if (!dropped && r < er->rate_bps * (1 - max_cut))
-		r = er->rate_bps * (1 - max_cut);
+	else if (r < er->rate_bps * (1 - (dropped ? EDGE_MAX_CUT : max_cut)))
+		r = er->rate_bps * (1 - (dropped ? EDGE_MAX_CUT : max_cut));
 	if (!dropped && r < floor_ep)
 		r = floor_ep < er->rate_bps ? floor_ep : er->rate_bps;
-	return big && low ? r : protect(er, p, est, r);
+	return big && low ? r : protect(er, p, est, r, big);
 }
 
 /* The delay did not answer the cuts: answer_ns after the first cut of
@@ -338,11 +363,92 @@ static bool draining(const struct edge_rate *er,
 	return left <= fell * (drain_horizon(p, est, qd) + (double)rtt);
 }
 
+/* The congestion is over (the delay at most half the target), and its
+ * delay fell faster than its cuts could have drained a queue beyond: in
+ * delay, a FIFO of capacity C that the port feeds at r drains at (C -
+ * r) / C at most, so with the path no faster than before (the estimate
+ * before it, + margin) and the rate at its lowest, no faster than 1 -
+ * lowest / estimate; a fall EDGE_UNDO_PACE times faster than that since
+ * one of the last decisions above the target (whose delay then was no
+ * more than it is now plus what the queue could drain since) was no
+ * queue of ours -- the hosts' ACKs held up (on the veth testbed 4-5 ms,
+ * for tens of ms, every few hundred ms, also on the port that feeds no
+ * bottleneck: its cuts held its bulk class's ACKs behind the upper
+ * classes, and storage lost a sixth of its share) -- or the path beyond
+ * became faster (cross-traffic left). Either way the cuts were not
+ * needed, and the rate and the estimate go back to what they were
+ * before. Never after a cut with proof of a drop (a queue above 4 x the
+ * target or a delivery rate low for drop_confirm_ns). */
+static bool fell_too_fast(const struct edge_rate *er,
+			  const struct edge_rate_params *p, uint64_t qd,
+			  uint64_t now)
+{
+	double path = er->ep_cap_bps * (1 + p->margin), pace;
+
+	if (!er->ep_ns || er->ep_proved || !(path > 0))
+		return false;
+	pace = 1 - er->ep_lo_bps / path;
+	if (pace < p->margin)
+		pace = p->margin;
+	for (uint32_t i = 0; i < EDGE_RATE_RECENT && i < er->n_dec; i++) {
+		uint32_t k = (er->n_dec - 1 - i) % EDGE_RATE_RECENT;
+		uint64_t was = er->recent_qd_ns[k];
+
+		if (was > p->target_ns && was > qd &&
+		    (double)(was - qd) >
+			    EDGE_UNDO_PACE * pace *
+				    (double)(now - er->recent_t_ns[k]))
+			return true;
+	}
+	return false;
+}
+
+/* The rate and the capacity estimate back to what they were before the
+ * congestion. */
+static void restore(struct edge_rate *er)
+{
+	if (er->cap_bps < er->ep_cap_bps)
+		er->cap_bps = er->ep_cap_bps;
+	if (er->rate_bps < er->ep_rate_bps)
+		er->rate_bps = er->ep_rate_bps;
+}
+
+/* The congestion's delay did not answer its cuts (with quiet_ns set): a
+ * FIFO beyond that delivered ep_deliv_bps when the first cut came (no
+ * more than the port sent), fed at the lowest rate the cuts set since
+ * then (less one round trip, for the cut to show), would have drained
+ * that first delay twice over by now, at 1 - lowest / ep_deliv_bps in
+ * delay per time -- and the delay is still 3/4 of it. Not a queue the
+ * port feeds: a host's late ACKs, its CPU (on the veth bench 2-2.5 ms
+ * more on every flow to the storage node while CPU 0 was busy, the port
+ * itself the bottleneck: 20 % of its rate taken from storage for 30-130
+ * ms at a time). Not judged when a cut held at what
+ * the upper classes send (the drain is then theirs to make), when a
+ * drop was proven, or when the cuts are too shallow (less than margin
+ * below the delivery rate) to tell a drain in time. */
+static bool unheard(const struct edge_rate *er,
+		    const struct edge_rate_params *p,
+		    const struct edge_est *est, uint64_t qd, uint64_t now)
+{
+	double pace, since;
+
+	if (!p->quiet_ns || !er->ep_ns || er->ep_proved ||
+	    er->kept_cuts != er->ep_kept || !(er->ep_deliv_bps > 0) ||
+	    !er->ep_lo_ns || er->ep_lo_ns < er->ep_ns)
+		return false;
+	pace = 1 - er->ep_lo_bps / er->ep_deliv_bps;
+	if (pace < p->margin)
+		return false;
+	since = (double)now - (double)er->ep_lo_ns - (double)est->srtt_ns;
+	return since * pace >= 2.0 * (double)er->ep_qd0_ns &&
+	       4 * qd >= 3 * er->ep_qd0_ns;
+}
+
 double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 			const struct edge_est *est, uint64_t now_ns)
 {
 	enum edge_rate_state prev = er->state;
-	bool congested, confirmed, working, fresh;
+	bool congested, confirmed, working, fresh, heard = true;
 	uint64_t rtt, qd;
 	double r;
 
@@ -414,9 +520,11 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 		}
 		er->ep_ns = 0;
 	}
-	/* a delivery rate far below the rate, since when */
+	/* a delivery rate far below what the port sent (its rate, or less
+	 * when the traffic asked for less: a port that sends a third of
+	 * its rate delivers a third, and that is no drop), since when */
 	if (delivered(est) > 0 &&
-	    delivered(est) < er->rate_bps * (1 - 2 * p->max_cut)) {
+	    delivered(est) < sent_now(er, est) * (1 - 2 * p->max_cut)) {
 		if (!er->low_ns)
 			er->low_ns = now_ns;
 	} else {
@@ -428,15 +536,29 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 	else if (!er->above_ns)
 		er->above_ns = now_ns;
 	/* a standing queue (or marks), not a spike that drains by itself */
-	confirmed = est->mark_frac > 0 ||
-		    (er->above_ns && now_ns - er->above_ns >= p->confirm_ns);
+	confirmed =
+		est->mark_frac > 0 ||
+		(er->above_ns && now_ns - er->above_ns >= p->confirm_ns &&
+		 (now_ns >= er->quiet_until_ns || qd > 4 * p->target_ns ||
+		  (er->low_ns && now_ns - er->low_ns >= p->drop_confirm_ns)));
+	if (congested && unheard(er, p, est, qd, now_ns)) {
+		/* no queue its cuts drain: undone, and quiet */
+		restore(er);
+		er->unheard++;
+		er->quiet_until_ns = now_ns + p->quiet_ns;
+		er->ep_ns = 0;
+		confirmed = est->mark_frac > 0;
+		er->state = EDGE_HOLD;
+		heard = false;
+	}
 	/* the last cut is still working: a new standing queue takes
 	 * confirm_ns to show, and while the delay falls fast enough to be
 	 * under half the target within the drain's horizon, the cut drains
 	 * it (a delay that falls by a little -- a cut by margin of a huge
 	 * queue -- is cut again) */
-	working = prev == EDGE_DRAIN && (now_ns - er->cut_ns < p->confirm_ns ||
-					 draining(er, p, est, qd, rtt, now_ns));
+	working = heard && prev == EDGE_DRAIN &&
+		  (now_ns - er->cut_ns < p->confirm_ns ||
+		   draining(er, p, est, qd, rtt, now_ns));
 	if (congested && confirmed && !working) {
 		if (!er->ep_ns) {
 			er->ep_ns = now_ns;
@@ -445,8 +567,22 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 			er->ep_cap_bps =
 				er->cap_bps > 0 ? er->cap_bps : er->rate_bps;
 			er->ep_qd_ns = qd;
+			er->ep_rate_bps = er->rate_bps;
+			er->ep_lo_bps = er->rate_bps;
+			er->ep_proved = false;
+			/* what the path delivered, no more than the port
+			 * sent (its noise reads high by a third) */
+			er->ep_deliv_bps = delivered(est) < sent_now(er, est)
+						   ? delivered(est)
+						   : sent_now(er, est);
+			er->ep_qd0_ns = qd;
+			er->ep_kept = er->kept_cuts;
 		}
 		r = cut(er, p, est, qd, now_ns);
+		if (r < er->ep_lo_bps) {
+			er->ep_lo_bps = r;
+			er->ep_lo_ns = now_ns;
+		}
 		er->ep_qd_ns = qd;
 		er->state = EDGE_DRAIN;
 		er->cut_ns = now_ns;
@@ -458,6 +594,11 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 		r = er->rate_bps;
 		er->holds++;
 	} else if (qd <= p->target_ns / 2) {
+		if (fell_too_fast(er, p, qd, now_ns)) {
+			/* no queue its cuts drained: undone */
+			restore(er);
+			er->undone++;
+		}
 		er->ep_ns = 0;
 		r = probe(er, p, est, qd, now_ns);
 		er->state = r >= p->max_bps ? EDGE_LINE : EDGE_PROBE;
@@ -470,7 +611,8 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 	}
 	er->qdelay_ns = qd;
 	er->dec_ns = now_ns;
-	er->prev_bps[er->n_dec++ % EDGE_RATE_LAG] = er->rate_bps;
+	er->recent_qd_ns[er->n_dec % EDGE_RATE_RECENT] = qd;
+	er->recent_t_ns[er->n_dec++ % EDGE_RATE_RECENT] = now_ns;
 out:
 	r = clamp_rate(p, r);
 	/* operators see the changes, not every steady decision */

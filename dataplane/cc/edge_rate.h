@@ -38,19 +38,44 @@
  *    next clear decision) takes the rate and the estimate no lower than
  *    (1 - 2 x max_cut) x the estimate before it. Proof of a capacity
  *    drop: a queue above 4 x the target (ours and large: the cut may
- *    reach 1/2), or a delivery rate more than 2 x max_cut below the rate
- *    that read so for drop_confirm_ns (one reading is none: on the spine
- *    bench ACKs held up a few ms read as a fifth of the truth); then the
+ *    reach 1/2), or a delivery rate more than 2 x max_cut below what the
+ *    port sent (its rate, or less: a port that sends a third of its rate
+ *    delivers a third, and on the veth bench the rate taken for what was
+ *    sent "proved" a drop at every congestion of such a port, cut at once
+ *    to what the upper classes send) that read so for drop_confirm_ns
+ *    (one reading is none: on the spine bench ACKs held up a few ms read
+ *    as a fifth of the truth); then the
  *    estimate is the delivery rate. Unless both prove the drop at once, no
  *    cut goes below what the classes above the lowest level send
- *    (protect_bps, + margin): a suspicion, the queue the growth built
- *    when it found the capacity again, or a delivery rate misread for
- *    20 ms, costs the bulk class, not the traffic the classes put first.
+ *    (protect_bps, + margin; margin less for each cut in a row that
+ *    finds the queue above 4 x the target: what they sent lately, their
+ *    highest 10 ms, may be more than the path carries -- measured on the
+ *    spine bench, 33.4 kept of 32 Mbit/s, and 42.5 of 40 then 32, the
+ *    queue grew to 75 ms until the delivery rate read low and the cuts
+ *    went to the floor): a suspicion, the queue the growth built when
+ *    it found the capacity again, or a delivery rate misread for 20 ms,
+ *    costs the bulk class, not the traffic the classes put first. A congestion
+ *    whose delay falls under target / 2 faster (EDGE_UNDO_PACE x) than
+ *    its cuts could drain a FIFO beyond (at 1 - the lowest rate they set
+ *    / (the estimate before it + margin), in delay per time), with no
+ *    proof of a drop, was no queue (the hosts' ACKs held up) or the path
+ *    sped up: its cuts are undone, the rate and the estimate back to
+ *    what they were before it (undone). With quiet_ns set, so are they
+ *    when the delay does not answer them at all: still 3/4 of the first
+ *    once a FIFO fed at the lowest rate they set would have drained it
+ *    twice (at 1 - lowest / the delivery rate at the first cut, no more
+ *    than what was sent; not judged after a cut kept at protect_bps or
+ *    proof of a drop) -- a host's late ACKs, its busy CPU (on the veth
+ *    bench 2-2.5 ms on every flow to the storage node, the gateway
+ *    itself the bottleneck: a fifth of the rate taken from storage for
+ *    30-130 ms at a time) -- and for quiet_ns only proof of a drop (a
+ *    queue above 4 x the target, a low delivery rate) cuts (unheard).
  *    A cut is
  *    left to work: no other within confirm_ns, nor while the delay falls
  *    fast enough to be under target / 2 within the drain's horizon. A
  *    delay above target that is not (yet) confirmed changes nothing;
- *  - with answer_ns set (the dataplane does not set it: on the spine
+ *  - with answer_ns set (the dataplane does not set it, quiet_ns does
+ *    the same without leaving the delay out: on the spine
  *    bench it took a real queue, held at the upper classes' rate and
  *    draining slowly, for none, and sent the rate back above the path),
  *    a delay that does not answer the cuts (answer_ns after the first,
@@ -98,7 +123,16 @@
  * most 20 % and never cuts below 0.8 C after, a delivery rate noisy by
  * +-30 % (+17 % bias, as measured on the spine bench) keeps the rate
  * within [0.85, 1.15] x C, one reading it a fifth of the truth for 15 ms
- * costs at most 25 %, 1 ms delay spikes cost no cut, a stale congested
+ * costs at most 25 %, a delay of 2.5 x the target for 15 ms that is no
+ * queue (the gateway the bottleneck) is undone, the line rate back within
+ * 10 RTTs (the law before: 46), real queues never, one that stands for
+ * 1 s is undone as unanswered (quiet_ns) and costs 1 % of the rate on
+ * average (the law before: 20 %), a drop read as a twentieth of what
+ * was sent cuts by half per decision at most (the law before: to the
+ * reading at once), a port that sends 30 % of its rate keeps 80 % of it
+ * through such a delay (the law before: 28 %), a protected rate
+ * above the path keeps the queue under 8 x the target (the law before:
+ * 100 x and growing), 1 ms delay spikes cost no cut, a stale congested
  * sample costs one cut, a delay that does not answer costs at most (1 -
  * 2 x max_cut) (for answer_ns when it is set), 20 of them in a row no
  * more, and what the upper classes send is kept through them (a
@@ -124,7 +158,7 @@
 #include <stdint.h>
 
 #define EDGE_RATE_HISTORY 8 /* last decisions kept for operators */
-#define EDGE_RATE_LAG 3 /* decisions the delivery rate may lag by */
+#define EDGE_RATE_RECENT 4 /* last decisions' delays kept (undo) */
 
 enum edge_rate_state {
 	EDGE_NO_SAMPLES = 0, /* nothing measured: at max_bps */
@@ -168,6 +202,11 @@ struct edge_rate_params {
 	uint64_t drop_confirm_ns; /* a delivery rate far below the rate
 				   * (2 x max_cut) is a capacity drop once
 				   * it read so this long (0: at once) */
+	uint64_t quiet_ns; /* a congestion whose delay did not answer its
+			    * cuts (a FIFO fed at the lowest rate would be
+			    * empty by now) is undone, and for this long
+			    * only a queue above 4 x target or a low
+			    * delivery rate cut (0: never so) */
 	uint64_t grow_confirm_ns; /* the estimate grows once the rate sat
 				   * at the top of its band, carried, the
 				   * delay under target / 4, this long (0:
@@ -236,11 +275,25 @@ struct edge_rate {
 	uint64_t low_ns; /* first decision of the current run with the
 			  * delivery rate far below the rate; 0: none */
 	uint64_t off_set_ns; /* when the offset was set */
-	double prev_bps[EDGE_RATE_LAG]; /* the rates before the last
-					 * decisions (a ring) */
+	double ep_rate_bps; /* the rate before its first cut */
+	double ep_lo_bps; /* the lowest rate its cuts set */
+	bool ep_proved; /* one of its cuts had proof of a drop */
+	double ep_deliv_bps; /* the delivery rate at its first cut */
+	uint64_t ep_qd0_ns; /* the queueing delay then */
+	uint64_t ep_lo_ns; /* when its lowest rate was set */
+	uint64_t ep_kept; /* kept_cuts at its start */
+	uint32_t big_n; /* cuts in a row with a queue above 4 x target */
+	uint64_t quiet_until_ns; /* only proof cuts before (quiet_ns) */
+	uint64_t unheard; /* congestions undone: their delay did not
+			   * answer the cuts */
+	uint64_t recent_qd_ns[EDGE_RATE_RECENT]; /* the queueing delay at */
+	uint64_t recent_t_ns[EDGE_RATE_RECENT]; /* the last decisions on a
+						 * fresh sample (a ring) */
 	uint32_t n_dec;
 	uint64_t decisions, cuts, probes, holds, no_samples, unanswered;
 	uint64_t kept_cuts; /* cuts held at protect_bps */
+	uint64_t undone; /* congestions undone: the delay fell faster than
+			  * their cuts could drain a queue beyond */
 	struct edge_rate_decision hist[EDGE_RATE_HISTORY]; /* ring */
 	uint32_t n_hist; /* decisions recorded, the newest at
 			  * (n_hist - 1) % EDGE_RATE_HISTORY */

@@ -143,6 +143,7 @@ static void params_of(const struct qos_port *pp, uint32_t div,
 	p->confirm_ns = ADAPTIVE_CONFIRM_NS;
 	p->answer_ns = ADAPTIVE_ANSWER_NS;
 	p->drop_confirm_ns = ADAPTIVE_DROP_CONFIRM_NS;
+	p->quiet_ns = ADAPTIVE_QUIET_NS;
 	p->max_cut = ADAPTIVE_MAX_CUT;
 	/* at the top of its band the rate is margin / 2 over the estimate:
 	 * a queue of target / 4 takes target / (2 margin) to build; twice
@@ -343,7 +344,7 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	struct pathmon_est pe;
 	struct edge_est est;
 	uint32_t taken = 0, samples = 0, n;
-	uint64_t dec, cuts, kept, own;
+	uint64_t dec, cuts, kept, undone, own;
 	double r;
 
 	for (uint32_t i = 0; i < a->n_in; i++) {
@@ -376,12 +377,14 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		.mark_frac = pe.mark_frac_last >= ADAPTIVE_MARK_MIN
 				     ? pe.mark_frac_last
 				     : 0,
-		/* the port sends what its shaper allows while it has a
-		 * backlog (now), else what it sent over the last period */
-		.sent_bps = sched_backlog_packets(s) ? (double)a->applied_bps
-						     : a->sent_bps,
-		.offered_bps = sched_backlog_packets(s) ? (double)a->applied_bps
-							: a->offered_bps,
+		/* what the port sent over the last period, and what its
+		 * shaper would have let out: measured, not inferred from a
+		 * backlog (one the classes' ceilings or the gateway's own
+		 * DCQCN pacing hold back leaves at less than the shaper's
+		 * rate: taken for the rate, the delivery rate read as a
+		 * capacity drop on the veth bench, 50 -> 27 Mbit/s) */
+		.sent_bps = a->sent_bps,
+		.offered_bps = a->offered_bps,
 	};
 	for (uint32_t i = 0; i < ADAPTIVE_PROTECT_N; i++)
 		if (a->prot_bps[i] > est.protect_bps)
@@ -399,6 +402,7 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	dec = a->er.decisions;
 	cuts = a->er.cuts;
 	kept = a->er.kept_cuts;
+	undone = a->er.undone + a->er.unheard;
 	r = edge_rate_update(&a->er, &a->par, &est, now_ns);
 	if (a->er.decisions != dec)
 		ctr_add(&a->ctr.decisions, 1);
@@ -406,6 +410,8 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		ctr_add(&a->ctr.cuts, 1);
 	if (a->er.kept_cuts != kept)
 		ctr_add(&a->ctr.protected_cuts, 1);
+	if (a->er.undone + a->er.unheard != undone)
+		ctr_add(&a->ctr.undone_cuts, 1);
 	if (r != (double)a->applied_bps &&
 	    (r < a->applied_bps * (1 - ADAPTIVE_APPLY_EPS) ||
 	     r > a->applied_bps * (1 + ADAPTIVE_APPLY_EPS) ||

@@ -39,7 +39,8 @@
  * delivery rate the controller believes (edge_rate's sent_bps).
  * What the classes above the lowest level sent (the scheduler's sent
  * bytes of those slots, per ADAPTIVE_SENT_NS period, the highest of the
- * last ADAPTIVE_PROTECT_N periods) is kept by every cut unless a large
+ * last ADAPTIVE_PROTECT_N periods) is kept by every cut (margin less for
+ * each cut in a row that finds the queue beyond large) unless a large
  * queue beyond and a low delivery rate prove together that the path
  * carries less (edge_rate's protect_bps): on the spine bench the
  * testbed's delay noise read as queueing beyond, and every cut below
@@ -114,6 +115,12 @@
 				       * rate is a capacity drop once it
 				       * read so for 20 ms (edge_rate's
 				       * drop_confirm_ns) */
+#define ADAPTIVE_QUIET_NS                                                      \
+	500000000ull /* a congestion whose delay did not
+		      * answer the cuts is undone, and for
+		      * 500 ms only a queue above 4 x target
+		      * or a low delivery rate cut
+		      * (edge_rate's quiet_ns) */
 #define ADAPTIVE_ANSWER_NS                                                     \
 	0ull /* delay that does not answer the cuts is never
 	      * taken for no queue of ours (edge_rate's answer_ns):
@@ -143,6 +150,7 @@ struct adaptive_counters {
 	ctr_t decisions; /* controller decisions */
 	ctr_t cuts; /* ...that cut the rate (drain) */
 	ctr_t protected_cuts; /* ...held at what the upper classes send */
+	ctr_t undone_cuts; /* congestions whose cuts were undone */
 	ctr_t rate_changes; /* rates applied to the shaper */
 	ctr_t apply_errors; /* sched_set_port_rate() refused: a bug */
 } __cacheline_aligned;

@@ -23,6 +23,9 @@
  *    the step's queue drained, the same as above at the new C;
  *  - the gateway is the bottleneck (C above ports[].rate): the rate stays
  *    at ports[].rate (state line);
+ *  - a backlog a class ceiling holds (40 % of the line), the path beyond
+ *    faster, a delay that is no queue: the rate >= 75 % of the line (the
+ *    port's sent rate measured, not taken for the shaper's: 36 %);
  *  - no samples (UDP only): the rate is ports[].rate, state no_samples;
  *    samples stop: back to ports[].rate after the hold time;
  *  - the rate never leaves [floor, ports[].rate];
@@ -458,6 +461,41 @@ static void test_upper_classes_kept(void **state)
 	sim_free(m);
 }
 
+/* A backlog the port's shaper does not hold back (here a class ceiling
+ * of 40 % of the line; on the veth bench the gateway's own DCQCN pacing
+ * of the RoCE flows) leaves at less than the shaper's rate, and the path
+ * delivers all of it: no capacity drop. The port's sent rate is measured,
+ * not inferred from the backlog: taken for the shaper's rate, the
+ * delivery rate read 60 % low, a delay that is no queue (1.5 ms on every
+ * ACK, the path beyond faster than the line) was "proven" a drop, and the
+ * rate went to 36 % of the line at once (measured on the veth bench:
+ * 50 -> 27 Mbit/s, the bulk class's ACKs behind the RoCE class). */
+static void test_backlog_below_rate_no_drop(void **state)
+{
+	struct sim *m = sim_new(true, LINE_BPS * 1.25);
+	struct qos_policy pol;
+
+	(void)state;
+	policy(&pol, true);
+	pol.classes[0].ceil_bps = LINE_BPS * 4 / 10;
+	pol.classes[0].ceil_burst = 16384;
+	assert_int_equal(sched_reconfigure(&m->s, &pol, 1, m->now), 0);
+	adaptive_configure(&m->a, &pol, &m->s, m->now);
+	m->pol = pol;
+	run(m, 1000000000ull);
+	m->rate_lo = 1e18;
+	m->phantom_ns = 1500000;
+	run(m, 300000000ull);
+	m->phantom_ns = 0;
+	print_message("backlog held by a 40 %% ceiling, a delay that is no "
+		      "queue: %llu cuts, rate down to %.1f Mbit/s\n",
+		      (unsigned long long)m->a.er.cuts, m->rate_lo / 1e6);
+	assert_true(m->a.er.cuts > 0);
+	assert_true(m->rate_lo >= 0.75 * LINE_BPS);
+	assert_in_bounds(m);
+	sim_free(m);
+}
+
 /* The gateway is the bottleneck: nothing to do. */
 static void test_gateway_is_bottleneck(void **state)
 {
@@ -572,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_upper_classes_kept),
 		cmocka_unit_test(test_gateway_is_bottleneck),
+		cmocka_unit_test(test_backlog_below_rate_no_drop),
 		cmocka_unit_test(test_no_samples),
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_check),
