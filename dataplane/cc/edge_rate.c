@@ -422,10 +422,10 @@ static void restore(struct edge_rate *er)
  * port feeds: a host's late ACKs, its CPU (on the veth bench 2-2.5 ms
  * more on every flow to the storage node while CPU 0 was busy, the port
  * itself the bottleneck: 20 % of its rate taken from storage for 30-130
- * ms at a time). Not judged when a cut held at what
- * the upper classes send (the drain is then theirs to make), when a
- * drop was proven, or when the cuts are too shallow (less than margin
- * below the delivery rate) to tell a drain in time. */
+ * ms at a time). Not judged when a cut held at what the upper classes
+ * send (the drain is then theirs to make), when a drop was proven, or
+ * when the cuts are too shallow (less than margin below the delivery
+ * rate) to tell a drain in time. */
 static bool unheard(const struct edge_rate *er,
 		    const struct edge_rate_params *p,
 		    const struct edge_est *est, uint64_t qd, uint64_t now)

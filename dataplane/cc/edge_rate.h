@@ -44,8 +44,9 @@
  *    sent "proved" a drop at every congestion of such a port, cut at once
  *    to what the upper classes send) that read so for drop_confirm_ns
  *    (one reading is none: on the spine bench ACKs held up a few ms read
- *    as a fifth of the truth); then the
- *    estimate is the delivery rate. Unless both prove the drop at once, no
+ *    as a fifth of the truth); then the estimate is the delivery rate,
+ *    and the rate follows it down by half per decision at most. Unless
+ *    both prove the drop at once, no
  *    cut goes below what the classes above the lowest level send
  *    (protect_bps, + margin; margin less for each cut in a row that
  *    finds the queue above 4 x the target: what they sent lately, their
