@@ -245,6 +245,15 @@ static void run_for(struct plant *pl, uint64_t ns)
 		step(pl);
 }
 
+/* A plant of capacity cap with the dataplane's filters, run for 500 base
+ * RTTs: the controller settled at C. */
+static void plant_settled(struct plant *pl, double cap)
+{
+	plant_init(pl, cap);
+	dataplane_filters(pl);
+	run_for(pl, 500 * BASE);
+}
+
 static double qdelay_ns(const struct plant *pl)
 {
 	return pl->q_bytes * 8e9 / pl->cap_bps;
@@ -410,9 +419,7 @@ static void test_spike_not_confirmed(void **state)
 	struct plant pl;
 	uint64_t cuts, base_cuts;
 
-	plant_init(&pl, 0.6 * MAXBPS);
-	dataplane_filters(&pl);
-	run_for(&pl, 500 * BASE);
+	plant_settled(&pl, 0.6 * MAXBPS);
 	/* the path's own sawtooth, without spikes, for comparison */
 	cuts = pl.er.cuts;
 	run_for(&pl, 510 * MS);
@@ -441,9 +448,7 @@ static void test_stale_sample_no_ratchet(void **state)
 	struct plant pl;
 	uint64_t cuts;
 
-	plant_init(&pl, 0.6 * MAXBPS);
-	dataplane_filters(&pl);
-	run_for(&pl, 500 * BASE);
+	plant_settled(&pl, 0.6 * MAXBPS);
 	pl.phantom_ns = 4.0 * (double)pl.p.target_ns;
 	run_for(&pl, 5 * BASE); /* the sample that says congested */
 	pl.stale = true;
@@ -536,9 +541,7 @@ static void test_phantom_no_ratchet(void **state)
 {
 	struct plant pl;
 
-	plant_init(&pl, 0.6 * MAXBPS);
-	dataplane_filters(&pl);
-	run_for(&pl, 500 * BASE);
+	plant_settled(&pl, 0.6 * MAXBPS);
 	pl.rate_lo = 1e18;
 	for (int i = 0; i < 20; i++) {
 		pl.phantom_ns = 2.5 * (double)pl.p.target_ns;
@@ -653,9 +656,7 @@ static void test_standing_delay_not_ours(void **state)
 	struct plant pl;
 	double mean;
 
-	plant_init(&pl, 2 * MAXBPS);
-	dataplane_filters(&pl);
-	run_for(&pl, 500 * BASE);
+	plant_settled(&pl, 2 * MAXBPS);
 	pl.phantom_ns = 2.2 * (double)pl.p.target_ns;
 	pl.rate_lo = 1e18;
 	mean = run_mean(&pl, 1000 * MS);
@@ -683,9 +684,7 @@ static void test_real_queue_not_undone(void **state)
 	struct plant pl;
 	uint64_t undone, undone_down = 0;
 
-	plant_init(&pl, 0.6 * MAXBPS);
-	dataplane_filters(&pl);
-	run_for(&pl, 500 * BASE);
+	plant_settled(&pl, 0.6 * MAXBPS);
 	for (int i = 0; i < 5; i++) {
 		pl.cap_bps = 0.45 * MAXBPS;
 		undone = pl.er.undone;
@@ -725,9 +724,7 @@ static void test_protected_above_path(void **state)
 	double qmax = 0, qsum = 0;
 	uint64_t n = 0;
 
-	plant_init(&pl, 0.6 * MAXBPS);
-	dataplane_filters(&pl);
-	run_for(&pl, 500 * BASE);
+	plant_settled(&pl, 0.6 * MAXBPS);
 	pl.est.protect_bps = 0.6 * MAXBPS; /* + margin: above C */
 	pl.rate_lo = 1e18;
 	for (uint64_t end = pl.now + 1000 * MS; pl.now < end;) {
@@ -804,9 +801,7 @@ static void test_delivery_dip_not_a_drop(void **state)
 {
 	struct plant pl;
 
-	plant_init(&pl, 0.6 * MAXBPS);
-	dataplane_filters(&pl);
-	run_for(&pl, 500 * BASE);
+	plant_settled(&pl, 0.6 * MAXBPS);
 	pl.rate_lo = 1e18;
 	pl.phantom_ns = 2.5 * (double)pl.p.target_ns;
 	pl.deliv_scale = 0.2;
