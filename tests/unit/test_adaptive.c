@@ -264,6 +264,14 @@ struct run_stats {
 	uint64_t queue_max_ns;
 };
 
+/* A new policy, as a reload gives it: the scheduler, then adaptive. */
+static void reconfigure(struct sim *m, const struct qos_policy *pol)
+{
+	assert_int_equal(sched_reconfigure(&m->s, pol, 1, m->now), 0);
+	adaptive_configure(&m->a, pol, &m->s, m->now);
+	m->pol = *pol;
+}
+
 /* Run for dur_ns; the stats over the whole run. */
 static struct run_stats run(struct sim *m, uint64_t dur_ns)
 {
@@ -435,9 +443,7 @@ static void test_upper_classes_kept(void **state)
 	snprintf(pol.classes[1].name, QOS_NAME_MAX, "upper");
 	pol.classes[1].level = 0;
 	pol.n_classes = 2;
-	assert_int_equal(sched_reconfigure(&m->s, &pol, 1, m->now), 0);
-	adaptive_configure(&m->a, &pol, &m->s, m->now);
-	m->pol = pol;
+	reconfigure(m, &pol);
 	run(m, 2000000000ull); /* TCP alone settles at C */
 	m->upper_bps = 0.44 * LINE_BPS;
 	m->upper_next = m->now;
@@ -479,9 +485,7 @@ static void test_backlog_below_rate_no_drop(void **state)
 	policy(&pol, true);
 	pol.classes[0].ceil_bps = LINE_BPS * 4 / 10;
 	pol.classes[0].ceil_burst = 16384;
-	assert_int_equal(sched_reconfigure(&m->s, &pol, 1, m->now), 0);
-	adaptive_configure(&m->a, &pol, &m->s, m->now);
-	m->pol = pol;
+	reconfigure(m, &pol);
 	run(m, 1000000000ull);
 	m->rate_lo = 1e18;
 	m->phantom_ns = 1500000;

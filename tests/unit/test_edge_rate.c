@@ -259,6 +259,21 @@ static double qdelay_ns(const struct plant *pl)
 	return pl->q_bytes * 8e9 / pl->cap_bps;
 }
 
+/* Run for ns: the queue beyond's mean delay meanwhile, its max kept in
+ * *qmax (not reset). */
+static double run_queue(struct plant *pl, uint64_t ns, double *qmax)
+{
+	double sum = 0;
+	uint64_t n = 0;
+
+	for (uint64_t end = pl->now + ns; pl->now < end; n++) {
+		step(pl);
+		sum += qdelay_ns(pl);
+		*qmax = fmax(*qmax, qdelay_ns(pl));
+	}
+	return n ? sum / (double)n : 0;
+}
+
 static void test_step_down_followed(void **state)
 {
 	struct plant pl;
@@ -721,8 +736,7 @@ static void test_real_queue_not_undone(void **state)
 static void test_protected_above_path(void **state)
 {
 	struct plant pl;
-	double qmax = 0, qsum = 0;
-	uint64_t n = 0;
+	double qmax = 0, qmean;
 
 	plant_settled(&pl, 0.6 * MAXBPS);
 	pl.est.protect_bps = 0.6 * MAXBPS; /* + margin: above C */
@@ -733,35 +747,25 @@ static void test_protected_above_path(void **state)
 		pl.rate_lo = fmin(pl.rate_lo, pl.er.rate_bps);
 	}
 	/* then the queue's mean over a second */
-	for (uint64_t end = pl.now + 1000 * MS; pl.now < end; n++) {
-		step(&pl);
-		qsum += qdelay_ns(&pl);
-		qmax = fmax(qmax, qdelay_ns(&pl));
-	}
+	qmean = run_queue(&pl, 1000 * MS, &qmax);
 	print_message("kept above the path: queue max %.2f ms, mean %.2f ms "
 		      "(target %.2f), rate down to %.1f for C %.1f\n",
-		      qmax / 1e6, qsum / (double)n / 1e6,
-		      (double)pl.p.target_ns / 1e6, pl.rate_lo / 1e6,
-		      pl.cap_bps / 1e6);
+		      qmax / 1e6, qmean / 1e6, (double)pl.p.target_ns / 1e6,
+		      pl.rate_lo / 1e6, pl.cap_bps / 1e6);
 	assert_true(qmax < 8.0 * (double)pl.p.target_ns);
-	assert_true(qsum / (double)n < 3.0 * (double)pl.p.target_ns);
+	assert_true(qmean < 3.0 * (double)pl.p.target_ns);
 	assert_true(pl.rate_lo >= 0.6 * MAXBPS * (1 - pl.p.margin) - 1);
 	/* a quarter above the path (bursts at the class's ceiling): what is
 	 * kept yields by margin for each cut in a row that finds the queue
 	 * above 4 x the target, and the queue stays bounded */
 	pl.est.protect_bps = 0.75 * MAXBPS;
-	qmax = qsum = 0;
-	n = 0;
-	for (uint64_t end = pl.now + 1000 * MS; pl.now < end; n++) {
-		step(&pl);
-		qsum += qdelay_ns(&pl);
-		qmax = fmax(qmax, qdelay_ns(&pl));
-	}
+	qmax = 0;
+	qmean = run_queue(&pl, 1000 * MS, &qmax);
 	print_message("  kept 25 %% above the path: queue max %.2f ms, mean "
 		      "%.2f ms\n",
-		      qmax / 1e6, qsum / (double)n / 1e6);
+		      qmax / 1e6, qmean / 1e6);
 	assert_true(qmax < 8.0 * (double)pl.p.target_ns);
-	assert_true(qsum / (double)n < 3.0 * (double)pl.p.target_ns);
+	assert_true(qmean < 3.0 * (double)pl.p.target_ns);
 }
 
 /* A port that sends less than its rate (the traffic asks for 30 % of
