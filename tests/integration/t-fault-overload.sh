@@ -27,17 +27,25 @@
 #    this shared machine -- or that overflowed gw0's RX ring before it could
 #    be classified -- the worker starved of CPU by the machine's other
 #    load -- is reported and tolerated: neither is a class decision), and the
-#    probes' p99 round-trip time under overload
-#    within P99_RATIO (5x) of the unloaded p99, or within P99_FLOOR_US
-#    (2 ms) of it, whichever is larger: the machine's CPU is shared, so
-#    a ratio alone would fail on scheduling noise of a few hundred us;
+#    probes' round-trip time under overload: the median within
+#    P50_RATIO (5x) of the unloaded median, or within P50_FLOOR_US (2 ms)
+#    of it, whichever is larger (the machine's CPU is shared, so a ratio
+#    alone would fail on scheduling noise of a few hundred us); the p99
+#    below P99_FIFO_SHARE (1/10) of the wait a FIFO would give the same
+#    probe (LIMIT frames of the flood ahead of it at the port's rate,
+#    444 ms): a probe queued behind the low class fails both, while the
+#    1 % of probes a 2-core VM stalls for 10-20 ms (host scheduling,
+#    seen in 2 of 5 CI runs with the unloaded p99 at 1 ms) fails neither;
 #  - the daemon still stops with status 0 and a clean census.
 set -euo pipefail
 source "$(dirname "$0")/../lib/testbed.sh"
 DUR=${DUR:-60}
 RSS_SLACK_KB=${RSS_SLACK_KB:-256}
-P99_RATIO=${P99_RATIO:-5}
-P99_FLOOR_US=${P99_FLOOR_US:-2000}
+P50_RATIO=${P50_RATIO:-5}
+P50_FLOOR_US=${P50_FLOOR_US:-2000}
+P99_FIFO_SHARE=${P99_FIFO_SHARE:-0.1}
+PORT_BPS=20000000
+FLOOD_FRAME=1084 # 1042-byte payload + UDP, IPv4, Ethernet headers
 HIGH_PPS=850 # 200..300-byte payloads, 292-byte frames on average: 2 Mbit/s
 LIMIT=1024   # low class queue limit, packets
 # The hosts share the machine's two cores with the gateway: the gateway
@@ -51,7 +59,7 @@ cat >"$CFG" <<YAML
 ports:
   - interface: gw0
   - interface: gw1
-    rate: 20Mbit
+    rate: 20Mbit # PORT_BPS
 workers: {cpus: [0]}
 control: {socket: "$TB_DIR/gw.sock", metrics_listen: ""}
 classes:
@@ -205,13 +213,19 @@ if uc["corrupt"] or uc["missing"] > rcvbuf + xsk:
                f"RX ring overflows: {uc}")
 r0 = json.loads(open(f"{d}/rtt0.json").read())
 r1 = json.loads(open(f"{d}/rtt1.json").read())
+m0, m1 = r0["p50_us"], r1["p50_us"]
 p0, p1 = r0["p99_us"], r1["p99_us"]
-limit = max($P99_RATIO * p0, p0 + $P99_FLOOR_US)
-print(f"high class RTT p99: unloaded {p0:.0f} us, overloaded {p1:.0f} us "
-      f"(x{p1 / p0:.2f}; bound {limit:.0f} us); probes lost {r1.get('lost')}",
-      file=sys.stderr)
-if p1 > limit:
-    bad.append(f"high class p99 {p1:.0f} us > {limit:.0f} us")
+m_limit = max($P50_RATIO * m0, m0 + $P50_FLOOR_US)
+fifo_us = $LIMIT * $FLOOD_FRAME * 8 / $PORT_BPS * 1e6
+p_limit = $P99_FIFO_SHARE * fifo_us
+print(f"high class RTT: median unloaded {m0:.0f} us, overloaded {m1:.0f} us "
+      f"(bound {m_limit:.0f} us); p99 unloaded {p0:.0f} us, overloaded {p1:.0f} us "
+      f"(bound {p_limit:.0f} us, behind a FIFO {fifo_us:.0f} us); "
+      f"probes lost {r1.get('lost')}", file=sys.stderr)
+if m1 > m_limit:
+    bad.append(f"high class median RTT {m1:.0f} us > {m_limit:.0f} us")
+if p1 > p_limit:
+    bad.append(f"high class p99 RTT {p1:.0f} us > {p_limit:.0f} us")
 if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY
