@@ -16,6 +16,9 @@
 #define EDGE_UNDO_PACE                                                         \
 	1.5 /* a delay that fell this many times faster than
 	     * the cuts could drain a queue was none (undo) */
+#define EDGE_DROP_GROWTH                                                       \
+	0.25 /* a low delivery rate is a capacity drop once the
+	      * delay grew by this share of what it says */
 
 const char *edge_rate_state_name(int state)
 {
@@ -40,7 +43,6 @@ void edge_rate_params_default(struct edge_rate_params *p, double max_bps)
 	p->min_interval_ns = 20000;
 	p->drain_min_ns = 0;
 	p->confirm_ns = 0;
-	p->answer_ns = 0;
 	p->max_cut = EDGE_MAX_CUT;
 	p->grow_confirm_ns = 0;
 	p->drop_confirm_ns = 0;
@@ -238,6 +240,30 @@ static double protect(struct edge_rate *er, const struct edge_rate_params *p,
 	return pf;
 }
 
+/* The delivery rate has read far below what the port sent (2 x max_cut)
+ * for at least `least`, and the queue beyond grew as that says: a path
+ * that delivers d while the port sends s > d builds (s - d) / d of delay
+ * per unit of time, so since the reading began the delay grew by at
+ * least EDGE_DROP_GROWTH of (s - d) / d x that time. A reading the delay
+ * does not follow is the ACKs, not the path: behind a standing queue at
+ * the spine bench's bottleneck they bunched up and read a fifth of the
+ * truth for 20 ms with the queue flat, the cuts followed the reading
+ * down by half per decision (34.5 -> 9.5 Mbit/s in 100 ms) and growth
+ * took seconds to find the path again (the collective at 2.89 x its
+ * time alone). A drop into a full buffer beyond (the delay cannot grow)
+ * reads as none: the queue above 4 x the target cuts it by its excess. */
+static bool low_grew(const struct edge_rate *er, const struct edge_est *est,
+		     uint64_t qd, uint64_t now, uint64_t least)
+{
+	double d = delivered(est), s = sent_now(er, est), grew;
+
+	if (!er->low_ns || now - er->low_ns < least || !(d > 0) || !(s > d))
+		return false;
+	grew = qd > er->low_qd_ns ? (double)(qd - er->low_qd_ns) : 0;
+	return grew >=
+	       EDGE_DROP_GROWTH * (s - d) / d * (double)(now - er->low_ns);
+}
+
 /* Congestion beyond. With the bottleneck's queue standing, what it
  * delivers is its capacity: go under it by enough to drain the excess over
  * half the target within the drain horizon, at least by margin, at most
@@ -246,15 +272,19 @@ static double protect(struct edge_rate *er, const struct edge_rate_params *p,
  * interval's and the mean; one less than 2 x max_cut below the rate is
  * taken as no less than (1 - max_cut) x the rate (on the spine bench the
  * mean was within +-30 % of what the port sent only 80 % of the time: its
- * noise is no capacity); one further below for drop_confirm_ns, or a
- * queue above 4 x the target, says the capacity dropped (what the upper
- * classes send is kept all the same unless both say so: protect()). A
+ * noise is no capacity); one further below for drop_confirm_ns while the
+ * delay grew as it says (low_grew()), or a queue above 4 x the target,
+ * says the capacity dropped (what the upper classes send is kept all the
+ * same unless both say so: protect()); a large queue is cut by its
+ * excess, from the delivery rate only once the delay followed it for
+ * confirm_ns, else from no less than half the rate. A
  * delivery rate at or above the rate
  * (a cut is draining the queue, or a noisy interval) cuts by margin. The
  * delivery rate is kept as the capacity estimate, no higher than the rate
  * the queue formed at (the higher of the rate and the estimate before).
- * One congestion takes the rate and the estimate no lower than (1 - 2 x
- * max_cut) x the estimate before it, unless the capacity dropped. Marks
+ * One congestion takes the rate no lower than (1 - 2 x max_cut) x the
+ * estimate before it unless the capacity dropped, the estimate unless the
+ * delay followed the delivery rate. Marks
  * without excess delay cut by margin. Without a delivery estimate, a
  * Swift-like multiplicative cut. */
 static double cut(struct edge_rate *er, const struct edge_rate_params *p,
@@ -266,10 +296,16 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 	 * and large: cut as deep as need be, half at most; "still growing"
 	 * was tried: the delay's noise made it true half the time), or
 	 * when the delivery rate read far below the rate (2 x max_cut) for
-	 * drop_confirm_ns: one reading is no proof (on the spine bench,
-	 * ACKs held up for a few ms read as a fifth of the truth) */
+	 * drop_confirm_ns and the delay grew as it says: one reading is no
+	 * proof (on the spine bench, ACKs held up for a few ms read as a
+	 * fifth of the truth), nor a low reading the delay does not follow */
 	bool big = qd > 4 * p->target_ns;
-	bool low = er->low_ns && now - er->low_ns >= p->drop_confirm_ns;
+	bool low = low_grew(er, est, qd, now, p->drop_confirm_ns);
+	/* the reading is the capacity (not its noise) once the delay
+	 * follows it: for drop_confirm_ns, or confirm_ns with the queue
+	 * above 4 x the target */
+	bool trusted =
+		low || (big && low_grew(er, est, qd, now, p->confirm_ns));
 	bool dropped = big || low;
 	double max_cut = big ? EDGE_MAX_CUT : p->max_cut;
 	double f, r, seen, floor_ep, d = delivered(est);
@@ -284,8 +320,10 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 		r = er->rate_bps * (1 - (f > max_cut ? max_cut : f));
 		return big && low ? r : protect(er, p, est, r, big);
 	}
-	/* else the delivery rate's noise is no reason to cut deeper */
-	if (!dropped && d < er->rate_bps * (1 - max_cut))
+	/* else the delivery rate's noise is no reason to cut deeper (a
+	 * large queue is: by its excess, not by a reading the delay does
+	 * not follow) */
+	if (!trusted && d < er->rate_bps * (1 - max_cut))
 		d = er->rate_bps * (1 - max_cut);
 	f = p->beta * excess / drain_horizon(p, est, qd);
 	if (f < p->margin)
@@ -297,9 +335,13 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 	er->cap_bps = d < seen ? d : seen;
 	/* one congestion without a drop takes the rate (and the estimate)
 	 * no lower than (1 - 2 x max_cut) x the estimate before it */
-	floor_ep = er->ep_cap_bps * (1 - 2 * max_cut);
-	if (!dropped && er->cap_bps < floor_ep)
+	/* nor the estimate, unless the delay followed the reading: a
+	 * queue above 4 x the target is cut by its excess, but a reading
+	 * behind it that the delay does not follow is no capacity */
+	floor_ep = er->ep_cap_bps * (1 - 2 * p->max_cut);
+	if (!trusted && er->cap_bps < floor_ep)
 		er->cap_bps = floor_ep;
+	floor_ep = er->ep_cap_bps * (1 - 2 * max_cut);
 	/* never more than max_cut in one decision, half with proof of a
 	 * drop: a delivery rate that read low for drop_confirm_ns while a
 	 * real queue stood (ACKs held up) took the rate from 32 to 8.8
@@ -312,36 +354,6 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 	if (!dropped && r < floor_ep)
 		r = floor_ep < er->rate_bps ? floor_ep : er->rate_bps;
 	return big && low ? r : protect(er, p, est, r, big);
-}
-
-/* The delay did not answer the cuts: answer_ns after the first cut of
- * this congestion (no clear decision since) it is still above target (but
- * not above 4 x the target: a queue that large is ours) and not a quarter
- * below the delay at the last cut, although the rate is down to what one
- * congestion may take it to ((1 - 2 x max_cut) or half of the estimate
- * from before it), and the path delivers what the port sends (a queue the
- * port still fed would hold some back; one it no longer fed would drain).
- * Then the delay is not a queue of ours -- on the spine bench the RTT rose
- * by 3-5 ms for hundreds of ms with the spine's FIFO empty, on the port
- * with no bottleneck at all, and every cut starved the collective further
- * -- so it is left out of the queueing delay (an offset), and the rate
- * goes back to just under the estimate it had before. */
-static bool unanswered(const struct edge_rate *er,
-		       const struct edge_rate_params *p,
-		       const struct edge_est *est, uint64_t qd, uint64_t now)
-{
-	double sent = est->sent_bps > 0 ? est->sent_bps : er->rate_bps;
-	double d = delivered(est);
-	/* cut as far as one congestion may (cut()), or to half */
-	double floor_ep = er->ep_cap_bps * (1 - 2 * p->max_cut);
-	double pinned = (floor_ep > er->ep_cap_bps / 2 ? floor_ep
-						       : er->ep_cap_bps / 2) *
-			(1 + p->margin / 2);
-
-	return p->answer_ns && er->ep_ns && now - er->ep_ns >= p->answer_ns &&
-	       qd > p->target_ns && qd <= 4 * p->target_ns &&
-	       4 * qd >= 3 * er->ep_qd_ns && er->ep_cap_bps > 0 &&
-	       er->rate_bps <= pinned && d > 0 && d >= sent * (1 - p->margin);
 }
 
 /* The delay falls, fast enough to be under half the target within the
@@ -473,7 +485,6 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 			er->grow_ns = 0;
 			er->cut_ns = 0;
 			er->ep_ns = 0;
-			er->off_ns = 0;
 			er->no_samples++;
 			record(er, NULL, now_ns, p->max_bps);
 		}
@@ -496,37 +507,15 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 		er->holds++;
 		goto out;
 	}
-	/* a delay the rate did not answer (unanswered()) is left out: the
-	 * offset follows its minimum down and goes once it is small */
-	if (er->off_ns && p->answer_ns &&
-	    now_ns - er->off_set_ns > 2 * p->answer_ns)
-		er->off_ns = 0; /* tried again: a queue may hide in it */
-	if (er->off_ns) {
-		if (qd < er->off_ns)
-			er->off_ns = qd;
-		if (er->off_ns <= p->target_ns / 4)
-			er->off_ns = 0;
-		qd -= er->off_ns;
-	}
-	if (unanswered(er, p, est, qd, now_ns)) {
-		er->off_ns = qd - p->target_ns / 4;
-		er->off_set_ns = now_ns;
-		qd = p->target_ns / 4;
-		er->unanswered++;
-		if (er->ep_cap_bps > 0) {
-			er->cap_bps = er->ep_cap_bps;
-			if (er->rate_bps < er->cap_bps * (1 - p->margin))
-				er->rate_bps = er->cap_bps * (1 - p->margin);
-		}
-		er->ep_ns = 0;
-	}
 	/* a delivery rate far below what the port sent (its rate, or less
 	 * when the traffic asked for less: a port that sends a third of
 	 * its rate delivers a third, and that is no drop), since when */
 	if (delivered(est) > 0 &&
 	    delivered(est) < sent_now(er, est) * (1 - 2 * p->max_cut)) {
-		if (!er->low_ns)
+		if (!er->low_ns) {
 			er->low_ns = now_ns;
+			er->low_qd_ns = qd;
+		}
 	} else {
 		er->low_ns = 0;
 	}
@@ -536,11 +525,10 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 	else if (!er->above_ns)
 		er->above_ns = now_ns;
 	/* a standing queue (or marks), not a spike that drains by itself */
-	confirmed =
-		est->mark_frac > 0 ||
-		(er->above_ns && now_ns - er->above_ns >= p->confirm_ns &&
-		 (now_ns >= er->quiet_until_ns || qd > 4 * p->target_ns ||
-		  (er->low_ns && now_ns - er->low_ns >= p->drop_confirm_ns)));
+	confirmed = est->mark_frac > 0 ||
+		    (er->above_ns && now_ns - er->above_ns >= p->confirm_ns &&
+		     (now_ns >= er->quiet_until_ns || qd > 4 * p->target_ns ||
+		      low_grew(er, est, qd, now_ns, p->drop_confirm_ns)));
 	if (congested && unheard(er, p, est, qd, now_ns)) {
 		/* no queue its cuts drain: undone, and quiet */
 		restore(er);

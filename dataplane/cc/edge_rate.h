@@ -44,9 +44,17 @@
  *    sent "proved" a drop at every congestion of such a port, cut at once
  *    to what the upper classes send) that read so for drop_confirm_ns
  *    (one reading is none: on the spine bench ACKs held up a few ms read
- *    as a fifth of the truth); then the estimate is the delivery rate,
- *    and the rate follows it down by half per decision at most. Unless
- *    both prove the drop at once, no
+ *    as a fifth of the truth) while the delay grew as it says (a path
+ *    that delivers d of the s sent builds (s - d) / d of delay per unit
+ *    of time; a quarter of that is asked: behind a standing queue on the
+ *    spine bench the ACKs bunched and read a fifth for 20 ms with the
+ *    queue flat, the cuts followed the reading to 9.5 Mbit/s of 34.5 in
+ *    100 ms and growth took seconds); then the estimate is the delivery
+ *    rate, and the rate follows it down by half per decision at most. A
+ *    queue above 4 x the target is cut by its excess, by the delivery
+ *    rate only once the delay has followed it for confirm_ns, and the
+ *    estimate stays no lower than (1 - 2 x max_cut) x the one before
+ *    until it has. Unless both prove the drop at once, no
  *    cut goes below what the classes above the lowest level send
  *    (protect_bps, + margin; margin less for each cut in a row that
  *    finds the queue above 4 x the target: what they sent lately, their
@@ -75,19 +83,6 @@
  *    left to work: no other within confirm_ns, nor while the delay falls
  *    fast enough to be under target / 2 within the drain's horizon. A
  *    delay above target that is not (yet) confirmed changes nothing;
- *  - with answer_ns set (the dataplane does not set it, quiet_ns does
- *    the same without leaving the delay out: on the spine
- *    bench it took a real queue, held at the upper classes' rate and
- *    draining slowly, for none, and sent the rate back above the path),
- *    a delay that does not answer the cuts (answer_ns after the first,
- *    still above target but below 4 x the target, not a quarter below
- *    the last cut's, the rate as low as one congestion may take it, all
- *    that is sent delivered) is not a queue of ours (on the spine bench:
- *    4-5 ms more RTT with the spine's FIFO empty, also on the port that
- *    has no bottleneck at all): it is left out (an offset that follows
- *    the delay's minimum down, dropped after 2 x answer_ns: a real queue
- *    may have grown under it, measured on the spine bench) and the rate
- *    goes back under the estimate from before;
  *  - clear (queueing delay at most target / 2, no marks): with a
  *    capacity estimate, a rate more than margin below it (the drain of a
  *    cut is over) goes back to (1 - margin) x the estimate at once, then
@@ -118,7 +113,7 @@
  * step 50 -> 80 % within 15, the standing sawtooth is below 12 % of the
  * capacity peak to peak with the queue beyond below 1.5x the target; with
  * the dataplane's filters (run/adaptive.h: confirm_ns 4 ms, max_cut 0.1,
- * grow_confirm_ns target / margin, drop_confirm_ns 20 ms, no answer_ns):
+ * grow_confirm_ns target / margin, drop_confirm_ns 20 ms, quiet_ns 500 ms):
  * the same steps within 40 and 60 RTTs, a
  * capacity rise hidden by a burst of 3.6 x the target overshoots by at
  * most 20 % and never cuts below 0.8 C after, a delivery rate noisy by
@@ -134,10 +129,12 @@
  * through such a delay (the law before: 28 %), a protected rate
  * above the path keeps the queue under 8 x the target (the law before:
  * 100 x and growing), 1 ms delay spikes cost no cut, a stale congested
- * sample costs one cut, a delay that does not answer costs at most (1 -
- * 2 x max_cut) (for answer_ns when it is set), 20 of them in a row no
- * more, and what the upper classes send is kept through them (a
- * capacity below it is followed below it).
+ * sample costs one cut, 20 delays in a row that are no queue cost at
+ * most 25 %, what the upper classes send is kept through them (a
+ * capacity below it is followed below it), and a delivery rate read as
+ * a fifth of the truth for 40 ms behind a queue of 20 ms keeps 90 % of
+ * what they send and the rate is back at C within 100 ms (the law
+ * before: to a fifth of C, and a third 100 ms later).
  * On the spine bench the law before these changes swung between the line
  * rate and a quarter of it every 50 ms (its estimate was one 10 ms
  * interval of the delivery rate, dropped at the first noisy interval above
@@ -193,9 +190,6 @@ struct edge_rate_params {
 				* makes transient bursts beyond cost less */
 	uint64_t confirm_ns; /* a delay above target cuts once it stood
 			      * this long (0: at the first decision) */
-	uint64_t answer_ns; /* a delay still above target this long after
-			     * the first cut, all that is sent delivered,
-			     * is not a queue of ours (0: never so) */
 	double max_cut; /* a decision cuts the rate by at most this
 			 * fraction (1/2 for a queue above 4 x target), one
 			 * congestion by 2 x this of the estimate unless the
@@ -272,10 +266,9 @@ struct edge_rate {
 	double ep_cap_bps; /* the capacity estimate before it (none: the
 			    * rate) */
 	uint64_t ep_qd_ns; /* the queueing delay at its last cut */
-	uint64_t off_ns; /* delay left out: it did not answer the cuts */
 	uint64_t low_ns; /* first decision of the current run with the
 			  * delivery rate far below the rate; 0: none */
-	uint64_t off_set_ns; /* when the offset was set */
+	uint64_t low_qd_ns; /* the queueing delay when that run began */
 	double ep_rate_bps; /* the rate before its first cut */
 	double ep_lo_bps; /* the lowest rate its cuts set */
 	bool ep_proved; /* one of its cuts had proof of a drop */
@@ -291,7 +284,7 @@ struct edge_rate {
 	uint64_t recent_t_ns[EDGE_RATE_RECENT]; /* the last decisions on a
 						 * fresh sample (a ring) */
 	uint32_t n_dec;
-	uint64_t decisions, cuts, probes, holds, no_samples, unanswered;
+	uint64_t decisions, cuts, probes, holds, no_samples;
 	uint64_t kept_cuts; /* cuts held at protect_bps */
 	uint64_t undone; /* congestions undone: the delay fell faster than
 			  * their cuts could drain a queue beyond */

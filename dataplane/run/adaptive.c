@@ -141,7 +141,6 @@ static void params_of(const struct qos_port *pp, uint32_t div,
 	/* the testbeds' samples: bursts beyond that drain by themselves,
 	 * ACKs that come back in bursts (bench/README.md, spine) */
 	p->confirm_ns = ADAPTIVE_CONFIRM_NS;
-	p->answer_ns = ADAPTIVE_ANSWER_NS;
 	p->drop_confirm_ns = ADAPTIVE_DROP_CONFIRM_NS;
 	p->quiet_ns = ADAPTIVE_QUIET_NS;
 	p->max_cut = ADAPTIVE_MAX_CUT;

@@ -121,12 +121,6 @@
 		      * 500 ms only a queue above 4 x target
 		      * or a low delivery rate cut
 		      * (edge_rate's quiet_ns) */
-#define ADAPTIVE_ANSWER_NS                                                     \
-	0ull /* delay that does not answer the cuts is never
-	      * taken for no queue of ours (edge_rate's answer_ns):
-	      * on the spine bench it took a real queue for one,
-	      * held at the upper classes' rate and draining
-	      * slowly, and sent the rate back above the path */
 #define ADAPTIVE_RATIO_NS                                                      \
 	100000000ull /* the wire / payload ratio over
 					* periods of at least 100 ms */
