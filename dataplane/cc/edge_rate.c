@@ -333,11 +333,12 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 	r = d * (1 - f);
 	seen = er->cap_bps > er->rate_bps ? er->cap_bps : er->rate_bps;
 	er->cap_bps = d < seen ? d : seen;
-	/* one congestion without a drop takes the rate (and the estimate)
-	 * no lower than (1 - 2 x max_cut) x the estimate before it */
-	/* nor the estimate, unless the delay followed the reading: a
-	 * queue above 4 x the target is cut by its excess, but a reading
-	 * behind it that the delay does not follow is no capacity */
+	/* one congestion takes the estimate no lower than (1 - 2 x
+	 * max_cut) x the one before it unless the delay followed the
+	 * reading (a queue above 4 x the target is cut by its excess, but
+	 * a reading behind it that the delay does not follow is no
+	 * capacity), and the rate no lower than that unless the capacity
+	 * dropped */
 	floor_ep = er->ep_cap_bps * (1 - 2 * p->max_cut);
 	if (!trusted && er->cap_bps < floor_ep)
 		er->cap_bps = floor_ep;
