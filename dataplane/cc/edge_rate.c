@@ -222,14 +222,32 @@ static double drain_horizon(const struct edge_rate_params *p,
 static double protect(struct edge_rate *er, const struct edge_rate_params *p,
 		      const struct edge_est *est, double r, bool big)
 {
-	/* a queue above 4 x the target: margin less for each cut in a row
-	 * that found it so (the upper classes' 10 ms bursts reach their
-	 * ceiling: kept at 42.5 Mbit/s on the veth bench, the spine at 40
-	 * then 32, the queue there grew to 75 ms before the delivery rate
-	 * read low) */
-	double keep = big ? 1 - p->margin * (double)er->big_n : 1 + p->margin;
-	double pf = est->protect_bps * keep;
+	double pf = est->protect_bps * (1 + p->margin), lo;
 
+	if (big) {
+		/* a queue above 4 x the target: margin below what is kept,
+		 * or below the rate when that is lower, at each cut (what
+		 * the upper classes sent in their highest 10 ms follows the
+		 * rate once they wait here: 41 Mbit/s for a rate of 37 on
+		 * the spine bench, the queue there at 42 ms and rising);
+		 * but no lower than what they send on average, + margin (nor
+		 * than the rate: this never raises it; a class sent at its
+		 * average queues here at each of its bursts, and the ECN
+		 * marks of that queue halve the hosts' DCQCN) unless the queue rose at two
+		 * cuts in a row: a queue the cuts drain, or one still
+		 * growing for the round trip before a cut shows, is no path
+		 * below them (the spine bench's slow runs: 6 cuts in a row
+		 * took the rate from 30 to 19.5 Mbit/s while the queue
+		 * fell, under the collective's 25 on a 32 Mbit/s path) */
+		pf = est->protect_bps < er->rate_bps ? est->protect_bps
+						     : er->rate_bps;
+		pf *= 1 - p->margin;
+		lo = est->protect_mean_bps * (1 + p->margin);
+		if (lo > er->rate_bps)
+			lo = er->rate_bps;
+		if (er->big_rise < 2 && pf < lo)
+			pf = lo;
+	}
 	if (!(pf > r))
 		return r;
 	if (pf > er->rate_bps)
@@ -312,7 +330,19 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 
 	er->cuts++;
 	er->ep_proved |= dropped;
-	er->big_n = big ? er->big_n + 1 : 0;
+	/* the queue above 4 x the target: since when (its highest delay at
+	 * these cuts), and at how many cuts in a row it rose */
+	if (!big) {
+		er->big_n = 0;
+	} else if (!er->big_n++) {
+		er->big_qmax_ns = qd;
+		er->big_rise = 0;
+	} else if (qd >= er->big_qmax_ns) {
+		er->big_qmax_ns = qd;
+		er->big_rise++;
+	} else {
+		er->big_rise = 0;
+	}
 	if (d <= 0) {
 		f = qd > p->target_ns
 			    ? p->beta * (double)(qd - p->target_ns) / (double)qd

@@ -261,7 +261,8 @@ static uint64_t upper_sent(const struct sched *s)
  * sent period (the port's rate, and the shaper's rate integrated over
  * the same time: what it could have sent, once it is ADAPTIVE_SENT_NS
  * long), and what the classes above the lowest level sent in the sent
- * period (est.protect_bps: the highest of the last ADAPTIVE_PROTECT_N). */
+ * period (est.protect_bps: the highest of the last ADAPTIVE_PROTECT_N,
+ * est.protect_mean_bps their mean). */
 static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 			      uint64_t now_ns)
 {
@@ -292,6 +293,9 @@ static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 					  (double)(now_ns - a->sent_ns)
 				: 0;
 		a->prot_bytes = upper;
+		if (a->n_prot == 2 * ADAPTIVE_PROTECT_N)
+			a->n_prot =
+				ADAPTIVE_PROTECT_N; /* all filled, no wrap */
 		a->offered_bps =
 			a->offered_bits * 1e9 / (double)(now_ns - a->sent_ns);
 		a->sent_wire = 0;
@@ -385,9 +389,16 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		.sent_bps = a->sent_bps,
 		.offered_bps = a->offered_bps,
 	};
-	for (uint32_t i = 0; i < ADAPTIVE_PROTECT_N; i++)
+	for (uint32_t i = 0; i < ADAPTIVE_PROTECT_N; i++) {
 		if (a->prot_bps[i] > est.protect_bps)
 			est.protect_bps = a->prot_bps[i];
+		est.protect_mean_bps += a->prot_bps[i];
+	}
+	/* their mean over the periods measured (a large queue beyond that
+	 * falls is drained no lower: edge_rate.h) */
+	est.protect_mean_bps /= a->n_prot < ADAPTIVE_PROTECT_N
+					? (a->n_prot ? a->n_prot : 1)
+					: ADAPTIVE_PROTECT_N;
 	/* Marks the gateway set itself (its classes' RED/ECN, once the
 	 * queue is here) come back as ECE and CNPs too: while its own
 	 * marks grow, returning marks say nothing of the path beyond. */

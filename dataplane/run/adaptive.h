@@ -201,7 +201,7 @@ struct port_adaptive {
 			      * had sent at the start of the sent period */
 	double prot_bps[ADAPTIVE_PROTECT_N]; /* their rate, per sent
 					      * period (a ring) */
-	uint32_t n_prot;
+	uint32_t n_prot; /* periods measured, in [0, 2 x ADAPTIVE_PROTECT_N) */
 	uint64_t own_marks; /* CE marks of the scheduler at the last decision */
 	uint64_t own_marks_ns; /* when they last grew; 0: never */
 	uint32_t seen_hist; /* er.n_hist at the last publication */
