@@ -33,7 +33,9 @@
 #    alone would fail on scheduling noise of a few hundred us); the p99
 #    below P99_FIFO_SHARE (1/10) of the wait a FIFO would give the same
 #    probe (LIMIT frames of the flood ahead of it at the port's rate,
-#    444 ms): a probe queued behind the low class fails both, while the
+#    444 ms): a probe queued behind the low class fails both (and its
+#    timeouts, which would stretch the probe run past the flood, fail the
+#    check that the probes ran under it), while the
 #    1 % of probes a 2-core VM stalls for 10-20 ms (host scheduling,
 #    seen in 2 of 5 CI runs with the unloaded p99 at 1 ms) fails neither;
 #  - the daemon still stops with status 0 and a clean census.
@@ -125,7 +127,7 @@ sleep 2
 # probes through the middle of the overload, 10 ms apart
 probes=$(((DUR - 6) * 100))
 ip netns exec "$TB_A" $RTT probe --to $TB_IP_B:7000 --count $probes --timeout-ms 1000 \
-	--interval-us 10000 --json >"$TB_DIR/rtt1.json" 2>/dev/null || true
+	--interval-us 10000 --warmup 10 --json >"$TB_DIR/rtt1.json" 2>/dev/null || true
 wait $MID || tb_fail "mid-run stats"
 tb_wait_exit $FGTX $((DUR + 30)) || tb_fail "flowgen sender status $?"
 tb_wait_exit $UCTX 60 || tb_fail "udpcheck sender status $?"
@@ -221,7 +223,17 @@ p_limit = $P99_FIFO_SHARE * fifo_us
 print(f"high class RTT: median unloaded {m0:.0f} us, overloaded {m1:.0f} us "
       f"(bound {m_limit:.0f} us); p99 unloaded {p0:.0f} us, overloaded {p1:.0f} us "
       f"(bound {p_limit:.0f} us, behind a FIFO {fifo_us:.0f} us); "
-      f"probes lost {r1.get('lost')}", file=sys.stderr)
+      f"probes lost {r1.get('lost')}, warmup lost {r1.get('warmup_lost')}, "
+      f"measured over {r1.get('measured_us', 0) / 1e6:.1f} s", file=sys.stderr)
+# the probes must have run under the overload: a warmup probe that timed
+# out, or a measured run stretched past the flood (each timeout costs 1 s),
+# would put them after it, unloaded (with the probes in the low class, the
+# 100 warmup probes of the default timed out one by one for 100 s, and the
+# 600 measured ones saw 300 us: this check was blind before)
+span_s = r1.get("measured_us", 0) / 1e6
+if r1.get("warmup_lost", 0) or span_s > $DUR - 4:
+    bad.append(f"probes not under the overload: warmup lost {r1.get('warmup_lost')}, "
+               f"measured over {span_s:.1f} s (bound {$DUR - 4} s)")
 if m1 > m_limit:
     bad.append(f"high class median RTT {m1:.0f} us > {m_limit:.0f} us")
 if p1 > p_limit:

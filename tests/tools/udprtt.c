@@ -24,7 +24,13 @@
  * goes out after the reply (or after the timeout, the probe counting as
  * lost) and no earlier than the previous send time + --interval-us. The
  * first --warmup probes are sent in addition to the N measured ones and
- * their results are discarded. Waiting is done in ppoll(): no busy polling.
+ * their RTTs are discarded; the ones that timed out are reported
+ * (warmup_lost), and so is the wall time of the measured probes
+ * (measured_us): each timeout stretches the run, so a caller that wants
+ * its probes to fall in a window (under a load that lasts so long) must
+ * check both -- a warmup that times out probe after probe can outlast the
+ * load, and the measured probes then see none of it. Waiting is done in
+ * ppoll(): no busy polling.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -215,6 +221,8 @@ struct probe_opts {
 
 struct probe_stats {
 	uint64_t sent, received, lost; /* measured probes only */
+	uint64_t warmup_lost; /* warmup probes that timed out */
+	uint64_t measured_ns; /* first measured send to the last one's end */
 	uint64_t late, stray, corrupt, unreachable; /* all probes */
 };
 
@@ -355,6 +363,8 @@ static void report(const struct probe_opts *o, const struct probe_stats *st,
 		       st->sent, st->received, st->lost);
 		for (int k = 0; k < 6; k++)
 			printf(",\"%s\":%s", key[k], j[k]);
+		printf(",\"warmup_lost\":%" PRIu64 ",\"measured_us\":%.1f",
+		       st->warmup_lost, (double)st->measured_ns / 1e3);
 		printf(",\"late\":%" PRIu64 ",\"stray\":%" PRIu64
 		       ",\"corrupt\":%" PRIu64 ",\"unreachable\":%" PRIu64
 		       ",\"warmup\":%" PRIu64 ",\"size\":%" PRIu64
@@ -368,7 +378,7 @@ static void report(const struct probe_opts *o, const struct probe_stats *st,
 static int do_probe(const struct probe_opts *o)
 {
 	struct probe_stats st = {0};
-	uint64_t *rtt = NULL, total = o->warmup + o->count, next;
+	uint64_t *rtt = NULL, total = o->warmup + o->count, next, m0 = 0;
 	uint8_t *pkt = NULL, *rbuf = NULL;
 	uint32_t run;
 	sigset_t oldmask;
@@ -409,6 +419,8 @@ static int do_probe(const struct probe_opts *o)
 		if (nu_stop_requested)
 			break;
 		t0 = nu_now_ns();
+		if (measured && !m0)
+			m0 = t0;
 		fill_probe(pkt, o->size, run, (uint32_t)k, t0);
 		while (send(fd, pkt, o->size, 0) < 0) {
 			/* A pending ICMP error from an earlier probe fails
@@ -427,8 +439,14 @@ static int do_probe(const struct probe_opts *o)
 				 &rx_ns);
 		if (got < 0)
 			goto out;
-		if (!measured || (nu_stop_requested && !got))
+		if (m0)
+			st.measured_ns = nu_now_ns() - m0;
+		if (nu_stop_requested && !got)
 			continue; /* an interrupted wait is not a loss */
+		if (!measured) {
+			st.warmup_lost += !got;
+			continue;
+		}
 		st.sent++;
 		if (got)
 			rtt[st.received++] = rx_ns - t0;
