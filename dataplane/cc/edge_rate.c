@@ -233,8 +233,9 @@ static double protect(struct edge_rate *er, const struct edge_rate_params *p,
 		 * but no lower than what they send on average, + margin (nor
 		 * than the rate: this never raises it; a class sent at its
 		 * average queues here at each of its bursts, and the ECN
-		 * marks of that queue halve the hosts' DCQCN) unless the queue rose at two
-		 * cuts in a row: a queue the cuts drain, or one still
+		 * marks of that queue halve the hosts' DCQCN) unless the
+		 * queue rose at two cuts in a row: a queue the cuts drain,
+		 * or one still
 		 * growing for the round trip before a cut shows, is no path
 		 * below them (the spine bench's slow runs: 6 cuts in a row
 		 * took the rate from 30 to 19.5 Mbit/s while the queue

@@ -63,8 +63,8 @@
  *    measured on the spine bench, 33.4 kept of 32 Mbit/s, and 42.5 of 40
  *    then 32, the queue grew to 75 ms until the delivery rate read low
  *    and the cuts went to the floor; but no lower than what they send on
- *    average, protect_mean_bps, + margin, unless that queue rose at two cuts in a
- *    row: a queue the cuts drain, or one still growing for the round
+ *    average, protect_mean_bps, + margin, unless that queue rose at two
+ *    cuts in a row: a queue the cuts drain, or one still growing for the round
  *    trip before a cut shows, is no path below them -- measured on the
  *    spine bench, 6 cuts in a row took the rate from 30 to 19.5 Mbit/s
  *    while the queue fell, under the collective's 25 on a 32 Mbit/s path,
@@ -73,8 +73,9 @@
  *    growth built when it found the capacity again, or a delivery rate
  *    misread for 20 ms, costs the bulk class, not the traffic the
  *    classes put first. A congestion whose delay falls under target / 2
- *    faster (EDGE_UNDO_PACE x) than its cuts could drain a FIFO beyond (at 1 - the lowest rate they set
- *    / (the estimate before it + margin), in delay per time), with no
+ *    faster (EDGE_UNDO_PACE x) than its cuts could drain a FIFO beyond
+ *    (at 1 - the lowest rate they set / (the estimate before it +
+ *    margin), in delay per time), with no
  *    proof of a drop, was no queue (the hosts' ACKs held up) or the path
  *    sped up: its cuts are undone, the rate and the estimate back to
  *    what they were before it (undone). With quiet_ns set, so are they
