@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,24 +25,43 @@ struct ctl_conn {
 	bool discarding; /* inside a line longer than CTL_LINE_MAX */
 };
 
-/* May this peer use the control socket? */
-static bool peer_allowed(const struct conn *c, gid_t group)
+/* Is group among the supplementary groups of fd's peer (SO_PEERGROUPS)?
+ * Most peers' groups fit on the stack; for more, the kernel answers
+ * ERANGE with the length it needs, and the list is read again into a
+ * buffer of that length (at most NGROUPS_MAX gids; the peer's groups are
+ * those of its connect() and do not change, a few tries are a bound). */
+static bool peer_in_group(int fd, gid_t group)
 {
-	gid_t groups[256];
-	socklen_t len = sizeof(groups);
+	gid_t stack[256], *groups = stack;
+	socklen_t len = sizeof(stack);
+	bool found = false;
+	int tries = 0;
 
-	if (c->peer.uid == 0 || c->peer.uid == geteuid())
+	while (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len)) {
+		if (errno != ERANGE || ++tries > 3 ||
+		    len > NGROUPS_MAX * sizeof(gid_t))
+			goto out;
+		if (groups != stack)
+			free(groups);
+		groups = malloc(len);
+		if (!groups)
+			return false;
+	}
+	for (size_t i = 0; i < len / sizeof(gid_t) && !found; i++)
+		found = groups[i] == group;
+out:
+	if (groups != stack)
+		free(groups);
+	return found;
+}
+
+bool ctl_peer_allowed(int fd, const struct ucred *peer, gid_t group)
+{
+	if (peer->uid == 0 || peer->uid == geteuid())
 		return true;
 	if (group == (gid_t)-1)
 		group = getegid();
-	if (c->peer.gid == group)
-		return true;
-	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
-		return false;
-	for (size_t i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == group)
-			return true;
-	return false;
+	return peer->gid == group || peer_in_group(fd, group);
 }
 
 static int ctl_accept(struct conn *c)
@@ -50,7 +70,7 @@ static int ctl_accept(struct conn *c)
 	struct ctl_conn *cc;
 	char line[256];
 
-	if (!peer_allowed(c, s->group)) {
+	if (!ctl_peer_allowed(c->fd, &c->peer, s->group)) {
 		log_ratelimited(&s->refuse_rl, 5, LOG_LVL_WARN,
 				"control socket: refused uid %u gid %u pid %d "
 				"(not root, the daemon's user or the %s "

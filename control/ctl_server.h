@@ -10,9 +10,10 @@
  * symlink, belongs to root, the daemon's user or `owner` and is not
  * writable by others; the directories above it belong to those users and
  * are writable by others only when sticky; anything but a stale socket at
- * the path stops the start and is never unlinked. The kernel refuses connect() to whoever may not write the
- * file; on top, each accepted client's credentials (SO_PEERCRED,
- * SO_PEERGROUPS) are checked: root, the daemon's effective user, or a
+ * the path stops the start and is never unlinked. The kernel refuses
+ * connect() to whoever may not write the file; on top, each accepted
+ * client's credentials (SO_PEERCRED, SO_PEERGROUPS: any number of groups)
+ * are checked: root, the daemon's effective user, or a
  * member of the control group. Anyone else gets one JSON error line
  * (code "permission") as the answer to whatever it sends first, and is
  * disconnected (at the latest after 1-2 s). A client must say hello within
@@ -53,6 +54,14 @@ struct ctl_server {
 int ctl_server_open(struct ctl_server *s, struct evloop *loop, const char *path,
 		    uid_t owner, gid_t group, bool readonly,
 		    const struct ctl_backend *be, char *err, size_t errlen);
+/* May the peer of the connected Unix socket fd, whose SO_PEERCRED is
+ * peer, use a socket of the control group `group` ((gid_t)-1: the daemon's
+ * effective group)? Root, the daemon's effective user, or a member of the
+ * group: as its primary group or among its supplementary groups
+ * (SO_PEERGROUPS), however many (up to NGROUPS_MAX). false also when the
+ * groups cannot be read. Syscalls: geteuid, getegid, getsockopt; malloc
+ * for a peer in more than 256 groups. */
+bool ctl_peer_allowed(int fd, const struct ucred *peer, gid_t group);
 /* Close every session and the listener, remove the socket file.
  * Syscalls: as conn_server_stop(), unlink. */
 void ctl_server_close(struct ctl_server *s);
