@@ -229,7 +229,13 @@ static int check_ancestor(const char *dir, uid_t owner, char *err,
  * directory above it passes check_ancestor(); the directory itself is not
  * a symlink, is owned by root, the daemon's or the run-as user, and is not
  * writable by others. When missing (the last component only), it is
- * created 0750 and given to (owner, group). 0, or -errno with err filled.
+ * created 0751 and given to (owner, group). A configured group (not
+ * (gid_t)-1, the daemon's own) must be able to search it, as connect()
+ * needs: when neither the others' bit nor, the directory being of that
+ * group, the group's bit lets its members through, the others' search bit
+ * is added (S_IXOTH: open a name, not list; the sockets are guarded by
+ * their own mode, group and the credential check) and that is logged.
+ * 0, or -errno with err filled.
  */
 static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
 		      size_t errlen)
@@ -257,9 +263,12 @@ static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
 		if (rc)
 			return rc;
 	}
-	if (!mkdir(dir, 0750)) {
+	if (!mkdir(dir, 0751)) {
 		if (chown(dir, owner, group))
 			log_warn("control socket: chown %s: %s", dir,
+				 strerror(errno));
+		if (chmod(dir, 0751)) /* whatever the umask */
+			log_warn("control socket: chmod %s: %s", dir,
 				 strerror(errno));
 	} else if (errno != EEXIST) {
 		rc = -errno;
@@ -285,6 +294,24 @@ static int socket_dir(const char *path, uid_t owner, gid_t group, char *err,
 			dir, (unsigned int)st.st_uid,
 			(unsigned int)(st.st_mode & 07777));
 		return -EPERM;
+	}
+	if (group != (gid_t)-1 && !(st.st_mode & S_IXOTH) &&
+	    !(st.st_gid == group && (st.st_mode & S_IXGRP))) {
+		mode_t mode = (st.st_mode & 07777) | S_IXOTH;
+
+		if (chmod(dir, mode))
+			log_warn("control socket: %s: mode %04o, and chmod "
+				 "%04o failed (%s): members of group %u "
+				 "other than root cannot reach %s",
+				 dir, (unsigned int)(st.st_mode & 07777),
+				 (unsigned int)mode, strerror(errno),
+				 (unsigned int)group, path);
+		else
+			log_notice("control socket: %s: mode %04o -> %04o, "
+				   "so that members of group %u reach %s",
+				   dir, (unsigned int)(st.st_mode & 07777),
+				   (unsigned int)mode, (unsigned int)group,
+				   path);
 	}
 	return 0;
 }

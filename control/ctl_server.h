@@ -5,8 +5,8 @@
  * loop (conn.h).
  *
  * Access: the socket file is mode 0660, owned by the daemon's user (or
- * `owner`) and the control group, in a directory the daemon creates (0750)
- * when missing. Path rule (xdplane(8), SECURITY): the directory is not a
+ * `owner`) and the control group, in a directory the daemon creates (0751)
+ * when missing and lets a configured control group search (adding o+x). Path rule (xdplane(8), SECURITY): the directory is not a
  * symlink, belongs to root, the daemon's user or `owner` and is not
  * writable by others; the directories above it belong to those users and
  * are writable by others only when sticky; anything but a stale socket at
@@ -47,7 +47,8 @@ struct ctl_server {
  * this user; (uid_t)-1 keeps the daemon's. 0, or -errno with err filled:
  * -ENAMETOOLONG, -EPERM or -ENOTDIR (the path rule), -EEXIST (not a
  * socket), -EADDRINUSE (a live daemon answers), or the failed call's.
- * Syscalls: lstat, stat and mkdir + chown (the directories), socket +
+ * Syscalls: lstat, stat, mkdir + chown + chmod, chmod (the directories:
+ * xdplane(8), SECURITY, the path rule), socket +
  * connect + close (is a daemon alive?), unlink (a stale socket),
  * socket(AF_UNIX), bind, chmod, chown, listen, close + unlink on failure;
  * logs; loop (conn.h). */

@@ -11,7 +11,7 @@
 #  - a regular file, or a symlink to one, at the socket path: start
 #    refused, the file (and the symlink's target) never unlinked nor
 #    changed;
-#  - a missing directory (the last component only) is created 0750, the
+#  - a missing directory (the last component only) is created 0751, the
 #    socket 0660; two missing levels are refused; a sticky world-writable
 #    ancestor (as /tmp) is fine;
 #  - strace of a daemon start, reload and stop: every path it creates,
@@ -102,7 +102,7 @@ mkdir "$D/sticky" && chmod 1777 "$D/sticky"
 refused world-writable-sticky "$D/sticky/ctl.sock" "not be writable by others"
 # ... but a sticky world-writable directory above it is fine (as /tmp)
 started sticky-ancestor "$D/sticky/mine/ctl.sock"
-[ "$(stat -c %a "$D/sticky/mine")" = 750 ] || tb_fail "created directory mode $(stat -c %a "$D/sticky/mine")"
+[ "$(stat -c %a "$D/sticky/mine")" = 751 ] || tb_fail "created directory mode $(stat -c %a "$D/sticky/mine")"
 # an ancestor owned by another user, world-writable, not sticky
 mkdir -p "$D/open/in" && chmod 0755 "$D/open/in"
 refused open-ancestor "$D/open/in/ctl.sock" "not a directory that only root"
@@ -124,16 +124,16 @@ python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[
 started stale-socket "$D/keep/stale.sock"
 tb_pass "a non-socket at the socket path is never unlinked; a stale socket is replaced"
 
-# 5. missing directories: the last one is created 0750, two are refused
+# 5. missing directories: the last one is created 0751, two are refused
 refused two-missing "$D/no/such/ctl.sock" "paths/no: No such file or directory"
 [ ! -e "$D/no" ] || tb_fail "two-missing: created $D/no"
 rm -rf "$D/new"
 f=$(cfg new "$D/new/ctl.sock")
 tb_start_gw gw-new "$f"
-[ "$(stat -c %a "$D/new")" = 750 ] || tb_fail "created directory mode $(stat -c %a "$D/new")"
+[ "$(stat -c %a "$D/new")" = 751 ] || tb_fail "created directory mode $(stat -c %a "$D/new")"
 [ "$(stat -c %a "$D/new/ctl.sock")" = 660 ] || tb_fail "socket mode $(stat -c %a "$D/new/ctl.sock")"
 tb_stop_gw gw-new || tb_fail "new: exit status $?"
-tb_pass "missing socket directory created 0750, socket 0660"
+tb_pass "missing socket directory created 0751, socket 0660"
 
 # 6. every path the daemon touches, under strace
 command -v strace >/dev/null || tb_die "strace missing (.ci/deps installs it)"
