@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +37,28 @@ double cli_mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* May this user search the directory of path, and those above it? The
+ * directory in dir (at least sizeof(sun_path) bytes). */
+static bool searchable_dir(const char *path, char *dir)
+{
+	char *slash;
+
+	snprintf(dir, sizeof(((struct sockaddr_un *)0)->sun_path), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, 2, ".");
+	else if (slash == dir)
+		dir[1] = '\0'; /* "/x": "/" */
+	else
+		*slash = '\0';
+	return !access(dir, X_OK);
+}
+
 int ctl_client_open(struct ctl_client *c, const char *path, double timeout_s)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char dir[sizeof(sa.sun_path)];
+	int e;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
@@ -58,11 +78,15 @@ int ctl_client_open(struct ctl_client *c, const char *path, double timeout_s)
 	}
 	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
 		return 0;
-	cli_error("cannot connect to %s: %s", path, strerror(errno));
-	if (errno == EACCES || errno == EPERM)
+	e = errno;
+	cli_error("cannot connect to %s: %s", path, strerror(e));
+	if ((e == EACCES || e == EPERM) && !searchable_dir(path, dir))
+		cli_error("cannot search %s (the socket's directory) or a "
+			  "directory above it; see xdplane(8), SECURITY",
+			  dir);
+	else if (e == EACCES || e == EPERM)
 		cli_error("the socket is mode 0660: run as root or as a member "
-			  "of "
-			  "its group");
+			  "of its group");
 	else
 		cli_error("is xdplane running? (another socket: -s or "
 			  "$" CTL_CLIENT_SOCKET_ENV ")");

@@ -21,7 +21,9 @@
 #    0750 fails here) and the users above reach their sockets through it;
 #  - an existing directory that does not let them through (0750
 #    root:root, as from a unit with RuntimeDirectoryMode=0750): the daemon
-#    adds search for others (0751), says so, and the reader gets in.
+#    adds search for others (0751), says so, and the reader gets in;
+#  - xdplanectl refused by a directory on the way names that directory
+#    (not "a member of its group", which it says for the socket's mode).
 # The groups are bare gids (no /etc/group entry needed: xdplane.yaml(5),
 # the account rule), so the test leaves no account behind.
 set -euo pipefail
@@ -131,7 +133,8 @@ grep -q "congestion hint" "$TB_DIR/gw.log" && tb_fail "a congestion hint went th
 grep -q "log level set" "$TB_DIR/gw.log" && tb_fail "log-level went through the read-only socket"
 rc=0
 $READER "$CTL" -s "$SOCK" status 2>"$TB_DIR/full.err" || rc=$?
-[ $rc -eq 3 ] || tb_fail "a reader on the full socket: exit $rc, want 3 (file mode)"
+[ $rc -eq 3 ] && grep -q "member of its group" "$TB_DIR/full.err" ||
+	tb_fail "a reader on the full socket: exit $rc, want 3 (file mode): $(cat "$TB_DIR/full.err")"
 $OPERATOR "$CTL" -s "$SOCK" status >/dev/null 2>"$TB_DIR/op.err" ||
 	tb_fail "a member of control.socket_group on the full socket: $(cat "$TB_DIR/op.err")"
 rc=0
@@ -150,6 +153,14 @@ tb_pass "read-only socket, in a directory of mode $RUN_MODE: the group reads (st
 tb_stop_gw || tb_fail "daemon exit status $?"
 [ ! -e "$RO" ] && [ ! -e "$SOCK" ] || tb_fail "a control socket was left behind"
 tb_pass "clean stop, both sockets removed"
+
+# xdplanectl names a directory on the way that refuses, not the group
+install -d -m 0700 "$TB_DIR/closed"
+rc=0
+$READER "$CTL" -s "$TB_DIR/closed/ctl.sock" status 2>"$TB_DIR/closed.err" || rc=$?
+[ $rc -eq 3 ] && grep -q "cannot search $TB_DIR/closed" "$TB_DIR/closed.err" ||
+	tb_fail "a socket in a directory the user cannot search: exit $rc, $(cat "$TB_DIR/closed.err")"
+tb_pass "xdplanectl: a directory that refuses is named ($(tail -n1 "$TB_DIR/closed.err"))"
 
 # --- an existing directory the groups cannot search ---
 chmod 0750 "$RUN"
