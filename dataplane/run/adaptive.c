@@ -168,8 +168,9 @@ int adaptive_check(const struct qos_policy *pol, int port, const char **why)
 	return edge_rate_params_check(&p, why);
 }
 
-/* Run the scheduler at rate r from now on (a rate it refuses is
- * counted: the controller keeps its bounds, so only a bug gets there). */
+/* Run the scheduler at rate r (its whole bit/s) from now on: a rate
+ * change, counted. A rate it refuses is counted apart: the controller
+ * keeps its bounds, so only a bug gets there. */
 static void apply(struct port_adaptive *a, struct sched *s, double r,
 		  uint64_t now_ns)
 {
@@ -422,7 +423,10 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		ctr_add(&a->ctr.protected_cuts, 1);
 	if (a->er.undone + a->er.unheard != undone)
 		ctr_add(&a->ctr.undone_cuts, 1);
-	if (r != (double)a->applied_bps &&
+	/* in the shaper's units (whole bit/s, what apply() sets): a per-queue
+	 * max or floor that is no whole number is reached when its whole
+	 * part is the rate */
+	if ((uint64_t)r != a->applied_bps &&
 	    (r < a->applied_bps * (1 - ADAPTIVE_APPLY_EPS) ||
 	     r > a->applied_bps * (1 + ADAPTIVE_APPLY_EPS) ||
 	     r == a->par.max_bps || r == a->par.floor_bps))

@@ -17,7 +17,9 @@
  *     delivery rate, mark fraction) gives the rate, and the scheduler's
  *     port bucket takes it (sched_set_port_rate: share-based ceilings and
  *     minimums follow) when it differs from the applied one by more than
- *     ADAPTIVE_APPLY_EPS of it, or the state changed.
+ *     ADAPTIVE_APPLY_EPS of it, or reached the max or the floor, and is
+ *     another rate in the shaper's units (whole bit/s: a per-queue max
+ *     or floor is not always a whole number).
  * Units: the monitor's delivery rate is the measured flows' payload
  * acknowledged; the shaper charges every frame (length + overhead). The
  * delivery rate the controller sees is scaled by the ratio of the bytes
@@ -145,7 +147,7 @@ struct adaptive_counters {
 	ctr_t cuts; /* ...that cut the rate (drain) */
 	ctr_t protected_cuts; /* ...held at what the upper classes send */
 	ctr_t undone_cuts; /* congestions whose cuts were undone */
-	ctr_t rate_changes; /* rates applied to the shaper */
+	ctr_t rate_changes; /* new rates applied to the shaper */
 	ctr_t apply_errors; /* sched_set_port_rate() refused: a bug */
 } __cacheline_aligned;
 

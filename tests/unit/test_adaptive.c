@@ -29,6 +29,9 @@
  *  - no samples (UDP only): the rate is ports[].rate, state no_samples;
  *    samples stop: back to ports[].rate after the hold time;
  *  - the rate never leaves [floor, ports[].rate];
+ *  - one of 3 queues (a per-queue max and floor that are no whole
+ *    number of bit/s): at the max or the floor, decisions that keep the
+ *    rate are no rate change (0 in a second);
  *  - configuration: off costs nothing (no decision, rate = policy); a
  *    reload turning it off puts the policy's rate back; a reload with a
  *    new floor cuts the rate into the new bounds; the published view
@@ -586,6 +589,57 @@ static void test_reload(void **state)
 	sim_free(m);
 }
 
+/* One of 3 queues: the per-queue max (ports[].rate / 3) and floor are not
+ * whole numbers of bit/s. A decision that leaves the rate where it is
+ * changes nothing: it is not counted as a rate change and the shaper is
+ * not set again. At the max (the gateway is the bottleneck) and at the
+ * floor (the path beyond far below it). */
+static void test_rate_changes_real(void **state)
+{
+	/* the floor half the line (16.67 Mbit/s per queue), C just below it */
+	static const double caps[] = {LINE_BPS * 1.25, LINE_BPS * 0.165};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		struct sim *m = sim_new(true, caps[i]);
+		uint64_t dec, chg;
+
+		m->pol.port[1].adaptive.floor_bps = LINE_BPS / 2;
+		assert_int_equal(
+			sched_set_queue_share(&m->s, 3, &m->pol, 1, m->now), 0);
+		adaptive_configure(&m->a, &m->pol, &m->s, m->now);
+		assert_true(m->a.par.max_bps !=
+			    (double)(uint64_t)m->a.par.max_bps);
+		assert_true(m->a.par.floor_bps !=
+			    (double)(uint64_t)m->a.par.floor_bps);
+		if (i) { /* settle above the floor first: a short queue */
+			m->cap_bps = LINE_BPS * 0.3;
+			run(m, 1000000000ull);
+			m->cap_bps = caps[i];
+		}
+		run(m, 1000000000ull);
+		dec = ctr_read(&m->a.ctr.decisions);
+		chg = ctr_read(&m->a.ctr.rate_changes);
+		m->rate_lo = 1e18;
+		m->rate_hi = 0;
+		run(m, 1000000000ull);
+		dec = ctr_read(&m->a.ctr.decisions) - dec;
+		chg = ctr_read(&m->a.ctr.rate_changes) - chg;
+		print_message("1 of 3 queues, C %.1f Mbit/s: rate %.0f..%.0f "
+			      "bit/s, %llu decisions, %llu rate changes\n",
+			      caps[i] / 1e6, m->rate_lo, m->rate_hi,
+			      (unsigned long long)dec, (unsigned long long)chg);
+		assert_true(dec > 10);
+		/* settled at the max or the floor: the rate stood still */
+		assert_true(m->rate_lo == m->rate_hi);
+		assert_true(m->rate_lo ==
+			    (double)(uint64_t)(i ? m->a.par.floor_bps
+						 : m->a.par.max_bps));
+		assert_int_equal(chg, 0);
+		sim_free(m);
+	}
+}
+
 /* Settings the controller cannot run with are refused by name. */
 static void test_check(void **state)
 {
@@ -617,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_backlog_below_rate_no_drop),
 		cmocka_unit_test(test_no_samples),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_rate_changes_real),
 		cmocka_unit_test(test_check),
 	};
 
