@@ -242,17 +242,20 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 	a->dep_payload += payload;
 }
 
-/* Bytes the classes above the lowest level have sent, in all (none when
- * every class is on one level). */
-static uint64_t upper_sent(const struct sched *s)
+/* Bytes and frames the classes above the lowest level have sent, in all
+ * (none when every class is on one level). */
+static void upper_sent(const struct sched *s, uint64_t *bytes, uint64_t *pkts)
 {
-	uint64_t sum = 0;
 	uint8_t lowest = s->n_levels ? s->n_levels - 1 : 0;
 
-	for (uint32_t i = 0; i < s->n_slots; i++)
-		if (s->slot_level[i] < lowest)
-			sum += ctr_read(&s->st[i].sent_bytes);
-	return sum;
+	*bytes = 0;
+	*pkts = 0;
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		if (s->slot_level[i] >= lowest)
+			continue;
+		*bytes += ctr_read(&s->st[i].sent_bytes);
+		*pkts += ctr_read(&s->st[i].sent_packets);
+	}
 }
 
 /* At a decision: what the departures since the last one add to the
@@ -262,13 +265,13 @@ static uint64_t upper_sent(const struct sched *s)
  * sent period (the port's rate, and the shaper's rate integrated over
  * the same time: what it could have sent, once it is ADAPTIVE_SENT_NS
  * long), and what the classes above the lowest level sent in the sent
- * period (est.protect_bps: the highest of the last ADAPTIVE_PROTECT_N,
+ * period, as the shaper charged it (est.protect_bps: the highest of the last ADAPTIVE_PROTECT_N,
  * est.protect_mean_bps their mean). */
 static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 			      uint64_t now_ns)
 {
 	double r;
-	uint64_t upper;
+	uint64_t bytes, pkts;
 
 	a->ratio_wire += a->dep_wire;
 	a->ratio_payload += a->dep_payload;
@@ -278,7 +281,7 @@ static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 	if (!a->sent_ns) {
 		a->sent_ns = now_ns;
 		a->offered_ns = now_ns;
-		a->prot_bytes = upper_sent(s);
+		upper_sent(s, &a->prot_bytes, &a->prot_pkts);
 	}
 	a->offered_bits +=
 		(double)a->applied_bps * (double)(now_ns - a->offered_ns) / 1e9;
@@ -286,14 +289,18 @@ static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 	if (now_ns - a->sent_ns >= ADAPTIVE_SENT_NS) {
 		a->sent_bps = (double)a->sent_wire * 8e9 /
 			      (double)(now_ns - a->sent_ns);
-		/* (a reload may restart the counters) */
-		upper = upper_sent(s);
+		/* what the shaper charged for them: length + overhead per
+		 * frame (a reload may restart the counters) */
+		upper_sent(s, &bytes, &pkts);
 		a->prot_bps[a->n_prot++ % ADAPTIVE_PROTECT_N] =
-			upper >= a->prot_bytes
-				? (double)(upper - a->prot_bytes) * 8e9 /
-					  (double)(now_ns - a->sent_ns)
+			bytes >= a->prot_bytes && pkts >= a->prot_pkts
+				? ((double)(bytes - a->prot_bytes) +
+				   (double)(pkts - a->prot_pkts) *
+					   s->overhead) *
+					  8e9 / (double)(now_ns - a->sent_ns)
 				: 0;
-		a->prot_bytes = upper;
+		a->prot_bytes = bytes;
+		a->prot_pkts = pkts;
 		if (a->n_prot == 2 * ADAPTIVE_PROTECT_N)
 			a->n_prot =
 				ADAPTIVE_PROTECT_N; /* all filled, no wrap */

@@ -39,8 +39,9 @@
  * the collective 7x slower).
  * What the port sent (bytes charged, over ADAPTIVE_SENT_NS) bounds the
  * delivery rate the controller believes (edge_rate's sent_bps).
- * What the classes above the lowest level sent (the scheduler's sent
- * bytes of those slots, per ADAPTIVE_SENT_NS period, the highest of the
+ * What the classes above the lowest level sent (what the shaper charged
+ * for them: the scheduler's sent bytes of those slots + their frames x
+ * the port's overhead, per ADAPTIVE_SENT_NS period, the highest of the
  * last ADAPTIVE_PROTECT_N periods) is kept by every cut (margin less for
  * each cut in a row that finds the queue beyond large) unless a large
  * queue beyond and a low delivery rate prove together that the path
@@ -199,8 +200,9 @@ struct port_adaptive {
 	uint64_t offered_ns; /* integrated up to */
 	double sent_bps; /* the last full sent period's rate; 0: none */
 	double offered_bps; /* the shaper's mean rate over it */
-	uint64_t prot_bytes; /* bytes the classes above the lowest level
-			      * had sent at the start of the sent period */
+	uint64_t prot_bytes, prot_pkts; /* bytes and frames the classes
+					 * above the lowest level had sent at
+					 * the start of the sent period */
 	double prot_bps[ADAPTIVE_PROTECT_N]; /* their rate, per sent
 					      * period (a ring) */
 	uint32_t n_prot; /* periods measured, in [0, 2 x ADAPTIVE_PROTECT_N) */

@@ -23,6 +23,8 @@
  *    the step's queue drained, the same as above at the new C;
  *  - the gateway is the bottleneck (C above ports[].rate): the rate stays
  *    at ports[].rate (state line);
+ *  - what the upper class sends is measured as the shaper charges it
+ *    (64-byte frames, 24 bytes of overhead: within 3 %);
  *  - a backlog a class ceiling holds (40 % of the line), the path beyond
  *    faster, a delay that is no queue: the rate >= 75 % of the line (the
  *    port's sent rate measured, not taken for the shaper's: 36 %);
@@ -76,7 +78,8 @@ struct sim {
 	bool udp; /* send UDP instead of TCP (no samples) */
 	/* paced UDP in class 1 (policy_upper: a level above the TCP's),
 	 * and a delay on every ACK that is no queue beyond */
-	double upper_bps;
+	double upper_bps; /* in the shaper's units (length + overhead) */
+	uint32_t upper_payload; /* its frames' UDP payload; 0: SEG */
 	uint64_t upper_next, phantom_ns, upper_drops;
 	/* the bottleneck beyond: a FIFO served at cap_bps */
 	double cap_bps;
@@ -188,7 +191,8 @@ static void upper(struct sim *m)
 		uint8_t *f = m->mem + (size_t)slot * 2048;
 		struct frame_desc d;
 
-		len = tcp_frame(f, 1, 2, 40001, 4791, 0, 0, 0, 0, 0, SEG);
+		len = tcp_frame(f, 1, 2, 40001, 4791, 0, 0, 0, 0, 0,
+				m->upper_payload ? m->upper_payload : SEG);
 		f[23] = 17;
 		wr16(f + 38, len - 34);
 		wr16(f + 40, 0);
@@ -199,7 +203,8 @@ static void upper(struct sim *m)
 			 sched_meta_l4_of(&pm);
 		if (sched_enqueue(&m->s, &d, f, m->now))
 			m->upper_drops++; /* its queue is full */
-		m->upper_next += (uint64_t)(len * 8e9 / m->upper_bps);
+		m->upper_next += (uint64_t)((len + m->pol.port[1].overhead) *
+					    8e9 / m->upper_bps);
 	}
 }
 
@@ -470,6 +475,43 @@ static void test_upper_classes_kept(void **state)
 	sim_free(m);
 }
 
+/* What the classes above the lowest level send is measured in the
+ * shaper's units, as it charges them: each frame's length + the port's
+ * overhead (24 bytes here). 64-byte frames at 20 Mbit/s charged: read
+ * without the overhead, 64 / 88 of it. */
+static void test_upper_sent_overhead(void **state)
+{
+	struct sim *m = sim_new(true, LINE_BPS / 2.0);
+	struct qos_policy pol;
+	double want = 0.2 * LINE_BPS, lo = 1e18, hi = 0;
+
+	(void)state;
+	policy(&pol, true);
+	pol.port[1].overhead = 24;
+	pol.classes[0].level = 1;
+	pol.classes[1] = pol.classes[0];
+	snprintf(pol.classes[1].name, QOS_NAME_MAX, "upper");
+	pol.classes[1].level = 0;
+	pol.n_classes = 2;
+	reconfigure(m, &pol);
+	m->upper_bps = want;
+	m->upper_payload = 10; /* 64-byte frames */
+	m->upper_next = m->now;
+	run(m, 1000000000ull);
+	for (uint32_t i = 0; i < ADAPTIVE_PROTECT_N; i++) {
+		lo = MIN(lo, m->a.prot_bps[i]);
+		hi = MAX(hi, m->a.prot_bps[i]);
+	}
+	print_message("upper class, 64 B frames at %.1f Mbit/s charged: "
+		      "measured %.2f..%.2f Mbit/s\n",
+		      want / 1e6, lo / 1e6, hi / 1e6);
+	assert_int_equal(m->upper_drops, 0);
+	assert_true(m->a.n_prot >= ADAPTIVE_PROTECT_N);
+	assert_near(lo, want, 0.03);
+	assert_near(hi, want, 0.03);
+	sim_free(m);
+}
+
 /* A backlog the port's shaper does not hold back (here a class ceiling
  * of 40 % of the line; on the veth bench the gateway's own DCQCN pacing
  * of the RoCE flows) leaves at less than the shaper's rate, and the path
@@ -667,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_half_rate_beyond),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_upper_classes_kept),
+		cmocka_unit_test(test_upper_sent_overhead),
 		cmocka_unit_test(test_gateway_is_bottleneck),
 		cmocka_unit_test(test_backlog_below_rate_no_drop),
 		cmocka_unit_test(test_no_samples),
