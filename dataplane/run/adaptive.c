@@ -152,7 +152,11 @@ static void params_of(const struct qos_port *pp, uint32_t div,
 	p->grow_confirm_ns = (uint64_t)((double)p->target_ns / p->margin);
 }
 
-int adaptive_check(const struct qos_policy *pol, int port, const char **why)
+#define ADAPTIVE_STR_(x) #x
+#define ADAPTIVE_STR(x) ADAPTIVE_STR_(x)
+
+int adaptive_check(const struct qos_policy *pol, int port, uint32_t queues,
+		   const char **why)
 {
 	const struct qos_port *pp = &pol->port[port];
 	struct edge_rate_params p;
@@ -164,7 +168,13 @@ int adaptive_check(const struct qos_policy *pol, int port, const char **why)
 		*why = "adaptive needs a shaped port (ports[].rate)";
 		return -EINVAL;
 	}
-	params_of(pp, 1, &p);
+	params_of(pp, queues, &p);
+	/* the rates the controller sets are the shaper's */
+	if (p.floor_bps < TB_MIN_RATE) {
+		*why = "the floor per queue is below the shaper's lowest "
+		       "rate, " ADAPTIVE_STR(TB_MIN_RATE) " bit/s";
+		return -EINVAL;
+	}
 	return edge_rate_params_check(&p, why);
 }
 
@@ -194,7 +204,8 @@ void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
 	a->policy_bps = pp->rate_bps / (s->queue_share ? s->queue_share : 1);
 	a->overhead = pp->overhead;
 	a->applied_bps = sched_port_rate(s);
-	a->on = a->pm_ready && !adaptive_check(pol, a->port, &why) &&
+	a->on = a->pm_ready &&
+		!adaptive_check(pol, a->port, s->queue_share, &why) &&
 		pp->adaptive.on;
 	if (a->on) {
 		params_of(pp, s->queue_share, &a->par);

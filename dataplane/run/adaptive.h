@@ -227,8 +227,12 @@ void adaptive_fini(struct port_adaptive *a);
 int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r);
 
 /* Would adaptive_configure() accept the policy's settings for port
- * `port`? 0, or -EINVAL with the reason in *why. For the control plane. */
-int adaptive_check(const struct qos_policy *pol, int port, const char **why);
+ * `port`, its rates shared by `queues` queues (0 or 1: one)? The floor
+ * per queue must be at least TB_MIN_RATE, the lowest rate the shaper
+ * carries. 0, or -EINVAL with the reason in *why. For the control plane
+ * (the gateway checks every policy with the queue count). */
+int adaptive_check(const struct qos_policy *pol, int port, uint32_t queues,
+		   const char **why);
 /* The policy's settings for this port (init and each reload), after the
  * scheduler took the policy. Thread: the owner, or set-up. Syscalls:
  * none. */

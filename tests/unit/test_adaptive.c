@@ -34,7 +34,8 @@
  *  - one of 3 queues (a per-queue max and floor that are no whole
  *    number of bit/s): at the max or the floor, decisions that keep the
  *    rate are no rate change (0 in a second);
- *  - configuration: off costs nothing (no decision, rate = policy); a
+ *  - configuration: a floor below the shaper's lowest rate per queue is
+ *    refused; off costs nothing (no decision, rate = policy); a
  *    reload turning it off puts the policy's rate back; a reload with a
  *    new floor cuts the rate into the new bounds; the published view
  *    agrees with the scheduler.
@@ -690,17 +691,29 @@ static void test_check(void **state)
 
 	(void)state;
 	policy(&pol, true);
-	assert_int_equal(adaptive_check(&pol, 0, &why), 0);
+	assert_int_equal(adaptive_check(&pol, 0, 1, &why), 0);
 	pol.port[0].rate_bps = 0;
-	assert_int_not_equal(adaptive_check(&pol, 0, &why), 0);
+	assert_int_not_equal(adaptive_check(&pol, 0, 1, &why), 0);
 	assert_non_null(strstr(why, "rate"));
 	policy(&pol, true);
 	pol.port[0].adaptive.floor_bps = 2 * LINE_BPS;
-	assert_int_not_equal(adaptive_check(&pol, 0, &why), 0);
+	assert_int_not_equal(adaptive_check(&pol, 0, 1, &why), 0);
 	assert_non_null(strstr(why, "floor"));
 	policy(&pol, false);
 	pol.port[0].rate_bps = 0;
-	assert_int_equal(adaptive_check(&pol, 0, &why), 0);
+	assert_int_equal(adaptive_check(&pol, 0, 1, &why), 0);
+	/* the floor per queue: at least the shaper's lowest rate */
+	policy(&pol, true);
+	pol.port[0].adaptive.floor_bps = 1;
+	assert_int_not_equal(adaptive_check(&pol, 0, 2, &why), 0);
+	assert_non_null(strstr(why, "floor per queue"));
+	assert_non_null(strstr(why, "15 bit/s"));
+	pol.port[0].adaptive.floor_bps = 2 * TB_MIN_RATE - 1;
+	assert_int_equal(adaptive_check(&pol, 0, 1, &why), 0);
+	assert_int_not_equal(adaptive_check(&pol, 0, 2, &why), 0);
+	pol.port[0].adaptive.floor_bps = 2 * TB_MIN_RATE;
+	assert_int_equal(adaptive_check(&pol, 0, 2, &why), 0);
+	assert_int_not_equal(adaptive_check(&pol, 0, 3, &why), 0);
 }
 
 int main(void)
