@@ -44,6 +44,12 @@ void adaptive_read(const struct port_adaptive *a, struct adaptive_view *out)
 
 static double wire_rate(const struct port_adaptive *a, double payload_bps);
 
+/* The monitor is there (adaptive_reserve, maybe by another thread). */
+static bool pm_ready(const struct port_adaptive *a)
+{
+	return __atomic_load_n(&a->pm_ready, __ATOMIC_ACQUIRE);
+}
+
 /* The owner's state into the view (the estimate of the last decision). */
 static void publish_state(struct port_adaptive *a,
 			  const struct pathmon_est *est)
@@ -67,7 +73,7 @@ static void publish_state(struct port_adaptive *a,
 		v.mark_ppm = (uint64_t)(est->mark_frac * 1e6);
 		v.samples_recent = est->samples_recent;
 	}
-	v.flows = a->pm_ready ? pathmon_flows(&a->pm) : 0;
+	v.flows = pm_ready(a) ? pathmon_flows(&a->pm) : 0;
 	v.n_hist = er->n_hist;
 	for (uint32_t i = 0; i < EDGE_RATE_HISTORY; i++) {
 		const struct edge_rate_decision *d = &er->hist[i];
@@ -86,23 +92,60 @@ static void publish_state(struct port_adaptive *a,
 
 /* ---- set-up and configuration ---- */
 
+static uint32_t pow2_floor32(uint32_t v)
+{
+	return v ? 1u << (31 - __builtin_clz(v)) : 0;
+}
+
+uint32_t adaptive_plan_flows(uint32_t queues)
+{
+	uint32_t n = 2 * ADAPTIVE_PORT_FLOWS / (queues ? queues : 1);
+
+	n = pow2_floor32(n) < n ? 2 * pow2_floor32(n) : n; /* up to a 2^k */
+	return MIN(MAX(n, ADAPTIVE_MIN_FLOWS), ADAPTIVE_MAX_FLOWS);
+}
+
+uint32_t adaptive_plan_ring(uint32_t queues)
+{
+	uint32_t n = pow2_floor32(ADAPTIVE_TASK_EVENTS / (queues ? queues : 1));
+
+	return MIN(MAX(n, ADAPTIVE_EV_BATCH), ADAPTIVE_RING_MAX);
+}
+
+uint64_t adaptive_plan_bytes(uint32_t queues)
+{
+	uint64_t q = queues ? queues : 1;
+
+	return q * pathmon_mem_bytes_of(adaptive_plan_flows(queues)) +
+	       q * q * adaptive_plan_ring(queues) * sizeof(struct pathmon_ack);
+}
+
 int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns)
 {
-	struct pathmon_params p;
-	uint64_t seed = now_ns;
-	int err;
-
 	memset(a, 0, sizeof(*a));
 	a->port = port;
+	a->seed = now_ns;
+	if (getrandom(&a->seed, sizeof(a->seed), GRND_NONBLOCK) !=
+	    sizeof(a->seed))
+		a->seed ^= (uint64_t)(uintptr_t)a;
+	publish_state(a, NULL);
+	return 0;
+}
+
+int adaptive_reserve(struct port_adaptive *a, uint32_t queues, uint64_t now_ns)
+{
+	struct pathmon_params p;
+	int err;
+
+	if (pm_ready(a))
+		return 0;
 	pathmon_params_default(&p);
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed ^= (uint64_t)(uintptr_t)a;
-	p.seed = seed;
+	p.max_flows = adaptive_plan_flows(queues);
+	p.seed = a->seed;
 	err = pathmon_init(&a->pm, &p, now_ns);
 	if (err)
 		return err;
-	a->pm_ready = true;
-	publish_state(a, NULL);
+	__atomic_store_n(&a->pm_ready, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -204,7 +247,7 @@ void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
 	a->policy_bps = pp->rate_bps / (s->queue_share ? s->queue_share : 1);
 	a->overhead = pp->overhead;
 	a->applied_bps = sched_port_rate(s);
-	a->on = a->pm_ready &&
+	a->on = pm_ready(a) &&
 		!adaptive_check(pol, a->port, s->queue_share, &why) &&
 		pp->adaptive.on;
 	if (a->on) {

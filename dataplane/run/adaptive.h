@@ -68,9 +68,20 @@
  * new bounds; turning it off leaves the policy's rate. The monitor's
  * flows and samples survive reloads.
  *
+ * Memory: nothing until a policy first turns it on for the port (the
+ * gateway then calls adaptive_reserve() on each of the port's egress
+ * tasks, before the generation is published, and sets up the event
+ * rings); kept from then until close. Sized for the queue plan, linear
+ * in the port's queues (adaptive_plan_bytes): the port's flows spread
+ * over its queues, so a queue's monitor holds ADAPTIVE_PORT_FLOWS /
+ * queues flows (twice that, for RSS's unevenness, within
+ * [ADAPTIVE_MIN_FLOWS, ADAPTIVE_MAX_FLOWS]), and an egress task's event
+ * rings, one per RX task of the port, ADAPTIVE_TASK_EVENTS events
+ * together (each within [ADAPTIVE_EV_BATCH, ADAPTIVE_RING_MAX]).
+ *
  * Ownership: a struct port_adaptive belongs to the thread of its egress
- * task: every function below but adaptive_read() is the owner's (or
- * set-up's). The control thread reads the counters with ctr_read() and
+ * task: every function below but adaptive_read() and adaptive_reserve()
+ * is the owner's (or set-up's). The control thread reads the counters with ctr_read() and
  * the published view with adaptive_read() (a sequence lock of relaxed
  * atomic words: the owner never waits).
  */
@@ -140,6 +151,11 @@
 					   * this long after the gateway's
 					   * own last CE mark */
 #define ADAPTIVE_PUBLISH_NS 1000000ull /* the view, without decisions */
+#define ADAPTIVE_PORT_FLOWS 4096 /* flows the monitors of a port hold */
+#define ADAPTIVE_MIN_FLOWS 256 /* flows of one queue's monitor, at least */
+#define ADAPTIVE_MAX_FLOWS 4096 /* ...at most */
+#define ADAPTIVE_TASK_EVENTS 4096 /* event ring slots of an egress task */
+#define ADAPTIVE_RING_MAX 1024 /* slots of one event ring, at most */
 
 struct adaptive_counters {
 	ctr_t events; /* events taken from the RX tasks */
@@ -183,7 +199,10 @@ struct port_adaptive {
 	struct edge_rate_params par;
 	struct edge_rate er;
 	struct pathmon pm;
-	bool pm_ready; /* pathmon_init() done */
+	/* pathmon_init() done: set by adaptive_reserve() (release), read
+	 * with acquire (the owner touches pm only once it read it true) */
+	bool pm_ready;
+	uint64_t seed; /* the monitor's hash seed */
 	struct pathmon_ring *in[ADAPTIVE_MAX_IN];
 	uint32_t n_in;
 	uint64_t applied_bps; /* the rate the scheduler runs at */
@@ -216,13 +235,31 @@ struct port_adaptive {
 	struct adaptive_view view;
 };
 
-/* Allocate the monitor (fixed memory, pathmon_params_default with a
- * random hash seed). Off until adaptive_configure(). Thread: set-up.
- * Syscalls: allocates; getrandom(2). 0 or -ENOMEM. */
+/* Off, with no monitor (adaptive_reserve) until adaptive_configure()
+ * turns it on. Thread: set-up. Syscalls: getrandom(2) (the monitor's
+ * hash seed). 0. */
 int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns);
+/* Allocate the monitor for a port of `queues` queues (fixed memory,
+ * pathmon_params_default with adaptive_plan_flows(queues) flows and the
+ * random hash seed), if it has none; adaptive_configure() turns it on
+ * only once it has one. Thread: set-up, or the control thread before it
+ * publishes the first policy generation that turns it on (the owner
+ * does not touch the monitor before: adaptive_configure() reads
+ * pm_ready with acquire). Syscalls: allocates. 0 or -ENOMEM. */
+int adaptive_reserve(struct port_adaptive *a, uint32_t queues, uint64_t now_ns);
 /* Thread: the control thread, once the worker has stopped. Syscalls:
  * allocates (free). */
 void adaptive_fini(struct port_adaptive *a);
+
+/* The queue plan of a port of `queues` (1..ADAPTIVE_MAX_IN) queues: the
+ * flows of each queue's monitor, the slots of each event ring (from each
+ * of the port's RX tasks to each of its egress tasks), and the bytes
+ * adaptive egress allocates for the port once on (its monitors and its
+ * rings' slots; nothing while off): at most queues x (a monitor of
+ * ADAPTIVE_MAX_FLOWS + ADAPTIVE_TASK_EVENTS events), linear. */
+uint32_t adaptive_plan_flows(uint32_t queues);
+uint32_t adaptive_plan_ring(uint32_t queues);
+uint64_t adaptive_plan_bytes(uint32_t queues);
 /* Take events from ring r too. Thread: set-up. 0 or -ENOSPC. */
 int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r);
 

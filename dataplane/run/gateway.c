@@ -297,6 +297,18 @@ int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 	g = policy_gen_new(qos, gw->last_gen + 1, gw->p.queues, errbuf, errlen);
 	if (!g)
 		return -EINVAL;
+	/* adaptive egress turned on for a port the first time: its memory,
+	 * before the workers can see the generation */
+	for (uint32_t p = 0; p < GW_PORTS; p++) {
+		if (!qos->port[p].adaptive.on || !gw_path_reserve(gw, p))
+			continue;
+		snprintf(errbuf, errlen,
+			 "ports[%u].adaptive: out of memory for its monitors "
+			 "and event rings (%u queues)",
+			 p, gw->p.queues);
+		free(g);
+		return -ENOMEM;
+	}
 	gw->last_gen = g->gen; /* burnt even if refused: policy.h */
 	err = policy_publish(&gw->live, gw->w, gw->w ? gw->n_workers : 0, g,
 			     GW_RELOAD_WAIT_NS, &unused, errbuf, errlen);

@@ -34,6 +34,8 @@
  *  - one of 3 queues (a per-queue max and floor that are no whole
  *    number of bit/s): at the max or the floor, decisions that keep the
  *    rate are no rate change (0 in a second);
+ *  - memory: none while off; on, what the queue plan needs, linear in
+ *    the queues (measured as the gateway allocates it);
  *  - configuration: a floor below the shaper's lowest rate per queue is
  *    refused; off costs nothing (no decision, rate = policy); a
  *    reload turning it off puts the policy's rate back; a reload with a
@@ -48,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <malloc.h>
 #include "adaptive.h"
 #include "pkt_build.h"
 #include "pkt_parse.h"
@@ -125,6 +128,7 @@ static struct sim *sim_new(bool on, double cap_bps)
 	assert_int_equal(
 		sched_init_reloadable(&m->s, &m->pol, 1, NFRAMES, m->now), 0);
 	assert_int_equal(adaptive_init(&m->a, 1, m->now), 0);
+	assert_int_equal(adaptive_reserve(&m->a, 1, m->now), 0);
 	assert_int_equal(pathmon_ring_init(&m->ring, 1024), 0);
 	assert_int_equal(adaptive_add_input(&m->a, &m->ring), 0);
 	adaptive_configure(&m->a, &m->pol, &m->s, m->now);
@@ -683,6 +687,109 @@ static void test_rate_changes_real(void **state)
 	}
 }
 
+/* Bytes of the heap in use now. */
+static uint64_t heap_bytes(void)
+{
+	return mallinfo2().uordblks;
+}
+
+/* Off, adaptive egress holds no memory: an egress task's monitor is
+ * allocated when a policy first turns it on (adaptive_reserve). Before,
+ * every egress task allocated a monitor of 4096 flows (~1 MB) whatever
+ * the policy. */
+static void test_mem_off(void **state)
+{
+	struct qos_policy pol;
+	struct port_adaptive *a = calloc(1, sizeof(*a));
+	struct sched s;
+	uint64_t before;
+
+	(void)state;
+	assert_non_null(a);
+	policy(&pol, false);
+	assert_int_equal(sched_init(&s, &pol, 1, 1), 0);
+	before = heap_bytes();
+	assert_int_equal(adaptive_init(a, 1, 1), 0);
+	adaptive_configure(a, &pol, &s, 1);
+	print_message("off: %llu bytes allocated\n",
+		      (unsigned long long)(heap_bytes() - before));
+	assert_true(heap_bytes() - before < 4096);
+	/* a policy that turns it on before the monitor is there: off */
+	policy(&pol, true);
+	adaptive_configure(a, &pol, &s, 1);
+	assert_false(a->on);
+	assert_true(heap_bytes() - before < 4096);
+	/* reserved (the gateway, before it publishes that policy): on */
+	assert_int_equal(adaptive_reserve(a, 1, 1), 0);
+	adaptive_configure(a, &pol, &s, 1);
+	assert_true(a->on);
+	adaptive_fini(a);
+	sched_fini(&s);
+	free(a);
+}
+
+/* On, a port's memory follows its queue plan, linearly: each queue's
+ * monitor holds its part of the port's flows, each egress task's event
+ * rings (one per RX task of the port) hold ADAPTIVE_TASK_EVENTS events
+ * together. adaptive_plan_bytes() says what it allocates, measured here
+ * as the gateway makes it (adaptive_reserve on each egress task of the
+ * port, a ring of adaptive_plan_ring() slots per RX task and egress task
+ * pair); at most queues x (a monitor of ADAPTIVE_MAX_FLOWS flows +
+ * ADAPTIVE_TASK_EVENTS events): 1.3 MB per queue of the port. */
+static void test_mem_plan(void **state)
+{
+	static const uint32_t qs[] = {1, 2, 3, 8, 64};
+	const uint64_t per_queue =
+		pathmon_mem_bytes_of(ADAPTIVE_MAX_FLOWS) +
+		ADAPTIVE_TASK_EVENTS * sizeof(struct pathmon_ack);
+	struct qos_policy pol;
+	struct sched s;
+
+	(void)state;
+	for (uint32_t q = 1; q <= ADAPTIVE_MAX_IN; q++) {
+		assert_true(adaptive_plan_bytes(q) <= q * per_queue);
+		assert_true(adaptive_plan_ring(q) >= ADAPTIVE_EV_BATCH);
+		assert_true(adaptive_plan_flows(q) * q >= ADAPTIVE_PORT_FLOWS);
+	}
+	policy(&pol, true);
+	assert_int_equal(sched_init(&s, &pol, 1, 1), 0);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint32_t q = qs[i], slots = adaptive_plan_ring(q);
+		struct port_adaptive *a = calloc(q, sizeof(*a));
+		struct pathmon_ring *r = calloc((size_t)q * q, sizeof(*r));
+		uint64_t before, used;
+
+		assert_non_null(a);
+		assert_non_null(r);
+		before = heap_bytes();
+		for (uint32_t j = 0; j < q; j++) {
+			assert_int_equal(adaptive_init(&a[j], 1, 1), 0);
+			assert_int_equal(adaptive_reserve(&a[j], q, 1), 0);
+			adaptive_configure(&a[j], &pol, &s, 1);
+			assert_true(a[j].on);
+		}
+		for (uint32_t j = 0; j < q * q; j++)
+			assert_int_equal(pathmon_ring_init(&r[j], slots), 0);
+		used = heap_bytes() - before;
+		print_message("%2u queues: %u flows and %u events per queue, "
+			      "%.2f MB allocated per port (plan %.2f MB)\n",
+			      q, adaptive_plan_flows(q), q * slots, used / 1e6,
+			      adaptive_plan_bytes(q) / 1e6);
+		assert_true(used >= adaptive_plan_bytes(q));
+		/* the allocator's own words, a few per allocation */
+		assert_true(used <= adaptive_plan_bytes(q) +
+					    ((uint64_t)q * q + 2 * q) * 128);
+		assert_true(used <= q * per_queue);
+		for (uint32_t j = 0; j < q * q; j++)
+			pathmon_ring_fini(&r[j]);
+		for (uint32_t j = 0; j < q; j++)
+			adaptive_fini(&a[j]);
+		free(r);
+		free(a);
+	}
+	sched_fini(&s);
+}
+
 /* Settings the controller cannot run with are refused by name. */
 static void test_check(void **state)
 {
@@ -728,6 +835,8 @@ int main(void)
 		cmocka_unit_test(test_no_samples),
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_rate_changes_real),
+		cmocka_unit_test(test_mem_off),
+		cmocka_unit_test(test_mem_plan),
 		cmocka_unit_test(test_check),
 	};
 
