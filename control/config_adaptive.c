@@ -10,12 +10,18 @@
  *   ports[].adaptive.probe_gain  fraction per RTT, (0, 1] (0.1 or 10%);
  *                                default 0.1
  * mode: on needs ports[].rate (the ceiling and the rate with no samples).
+ * The floor is divided among the port's queues (each queue's shaper has
+ * its controller): a written floor, and the default one with mode on,
+ * must give each queue at least TB_MIN_RATE, the lowest rate the shaper
+ * carries (with queues: auto the count is known at start: the gateway
+ * checks it then, adaptive_check()).
  * Everything here is applied live on reload.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config_priv.h"
+#include "tbucket.h"
 #include "units.h"
 
 const struct cfg_name cfg_adaptive_modes[] = {
@@ -47,8 +53,37 @@ static int get_gain(const struct load_ctx *c, const struct key *k, double *g)
 	return 0;
 }
 
+/* The floor gives each of `queues` queues at least TB_MIN_RATE. k: the
+ * floor key when written, else NULL (the default, 10% of ports[].rate,
+ * reported at the mode key). */
+static int check_floor(const struct load_ctx *c, const struct qos_policy *q,
+		       unsigned int i, const struct key *k, uint32_t queues)
+{
+	uint64_t floor = q->port[i].adaptive.floor_bps;
+	uint64_t need = (uint64_t)TB_MIN_RATE * queues;
+	char least[32], with[48] = "";
+	struct key mode;
+
+	if (floor >= need)
+		return 0;
+	units_rate_text(least, sizeof(least), need);
+	if (queues > 1)
+		snprintf(with, sizeof(with), "with %u queues, ", queues);
+	if (k)
+		return cfg_fail(c, k->n->val,
+				"%s: below the shaper's lowest rate, %u bit/s "
+				"per queue; %suse at least %s (got '%s')",
+				k->path, TB_MIN_RATE, with, least, k->n->text);
+	cfg_key_at(c, &mode, "ports[%u].adaptive.mode", i);
+	return cfg_fail(c, mode.n->val,
+			"ports[%u].adaptive.floor: the default, 10%% of "
+			"ports[%u].rate, is below the shaper's lowest rate, "
+			"%u bit/s per queue; %swrite a floor of at least %s",
+			i, i, TB_MIN_RATE, with, least);
+}
+
 static int load_port(const struct load_ctx *c, struct qos_policy *q,
-		     unsigned int i)
+		     unsigned int i, uint32_t queues)
 {
 	struct qos_port *p = &q->port[i];
 	struct qos_adaptive *a = &p->adaptive;
@@ -93,15 +128,18 @@ static int load_port(const struct load_ctx *c, struct qos_policy *q,
 				"measured; set ports[%u].rate to the line rate",
 				i, i, i);
 	}
-	if (a->on && !a->floor_bps)
-		a->floor_bps = 1;
-	return 0;
+	if (cfg_key_at(c, &k, "ports[%u].adaptive.floor", i))
+		return check_floor(c, q, i, &k, queues);
+	return a->on ? check_floor(c, q, i, NULL, queues) : 0;
 }
 
 int cfg_load_adaptive(const struct load_ctx *c, struct xdplane_config *cfg)
 {
+	/* queues: auto, checked again at start with the count */
+	uint32_t queues = cfg->queues == CONFIG_QUEUES_AUTO ? 1 : cfg->queues;
+
 	for (unsigned int i = 0; i < CONFIG_PORTS; i++)
-		if (load_port(c, &cfg->qos, i))
+		if (load_port(c, &cfg->qos, i, queues))
 			return -1;
 	return 0;
 }

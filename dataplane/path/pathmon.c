@@ -26,6 +26,7 @@ _Static_assert(sizeof(struct pathmon_ack) == 72, "pathmon_ack layout");
 #define PATHMON_NONE 0xffu /* flow.pend: no sample pending */
 #define SLOT_NONE UINT32_MAX
 #define REF_EMPTY UINT32_MAX
+#define INDEX_PER_FLOW 4 /* index positions per flow of the table */
 #define ROLE_SQP (1u << 31)
 #define PROTO_SQP 0x80u /* in the role-1 key */
 #define MS_NS 1000000ull
@@ -188,7 +189,7 @@ int pathmon_init(struct pathmon *pm, const struct pathmon_params *p,
 	if (!params_ok(p))
 		return -EINVAL;
 	pm->par = *p;
-	slots = 4 * p->max_flows;
+	slots = INDEX_PER_FLOW * p->max_flows;
 	pm->flows = calloc(p->max_flows, sizeof(*pm->flows));
 	pm->index = malloc((size_t)slots * sizeof(*pm->index));
 	if (!pm->flows || !pm->index) {
@@ -220,6 +221,14 @@ uint64_t pathmon_mem_bytes(const struct pathmon *pm)
 {
 	return (uint64_t)pm->par.max_flows * sizeof(*pm->flows) +
 	       (uint64_t)(pm->index_mask + 1) * sizeof(*pm->index);
+}
+
+uint64_t pathmon_mem_bytes_of(uint32_t max_flows)
+{
+	const struct pathmon *pm = NULL;
+
+	return (uint64_t)max_flows *
+	       (sizeof(*pm->flows) + INDEX_PER_FLOW * sizeof(*pm->index));
 }
 
 static struct pathmon_flow *flow_new(struct pathmon *pm,

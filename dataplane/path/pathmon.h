@@ -420,6 +420,8 @@ static inline uint32_t pathmon_flows(const struct pathmon *pm)
 
 /* Bytes allocated at init (fixed for the life of pm). */
 uint64_t pathmon_mem_bytes(const struct pathmon *pm);
+/* The same for a monitor of max_flows flows, before it is made. */
+uint64_t pathmon_mem_bytes_of(uint32_t max_flows);
 
 /*
  * Helpers for the tasks. frame[0..len) parsed by pkt_parse() into m.

@@ -44,6 +44,12 @@ void adaptive_read(const struct port_adaptive *a, struct adaptive_view *out)
 
 static double wire_rate(const struct port_adaptive *a, double payload_bps);
 
+/* The monitor is there (adaptive_reserve, maybe by another thread). */
+static bool pm_ready(const struct port_adaptive *a)
+{
+	return __atomic_load_n(&a->pm_ready, __ATOMIC_ACQUIRE);
+}
+
 /* The owner's state into the view (the estimate of the last decision). */
 static void publish_state(struct port_adaptive *a,
 			  const struct pathmon_est *est)
@@ -67,7 +73,7 @@ static void publish_state(struct port_adaptive *a,
 		v.mark_ppm = (uint64_t)(est->mark_frac * 1e6);
 		v.samples_recent = est->samples_recent;
 	}
-	v.flows = a->pm_ready ? pathmon_flows(&a->pm) : 0;
+	v.flows = pm_ready(a) ? pathmon_flows(&a->pm) : 0;
 	v.n_hist = er->n_hist;
 	for (uint32_t i = 0; i < EDGE_RATE_HISTORY; i++) {
 		const struct edge_rate_decision *d = &er->hist[i];
@@ -86,23 +92,60 @@ static void publish_state(struct port_adaptive *a,
 
 /* ---- set-up and configuration ---- */
 
+static uint32_t pow2_floor32(uint32_t v)
+{
+	return v ? 1u << (31 - __builtin_clz(v)) : 0;
+}
+
+uint32_t adaptive_plan_flows(uint32_t queues)
+{
+	uint32_t n = 2 * ADAPTIVE_PORT_FLOWS / (queues ? queues : 1);
+
+	n = pow2_floor32(n) < n ? 2 * pow2_floor32(n) : n; /* up to a 2^k */
+	return MIN(MAX(n, ADAPTIVE_MIN_FLOWS), ADAPTIVE_MAX_FLOWS);
+}
+
+uint32_t adaptive_plan_ring(uint32_t queues)
+{
+	uint32_t n = pow2_floor32(ADAPTIVE_TASK_EVENTS / (queues ? queues : 1));
+
+	return MIN(MAX(n, ADAPTIVE_EV_BATCH), ADAPTIVE_RING_MAX);
+}
+
+uint64_t adaptive_plan_bytes(uint32_t queues)
+{
+	uint64_t q = queues ? queues : 1;
+
+	return q * pathmon_mem_bytes_of(adaptive_plan_flows(queues)) +
+	       q * q * adaptive_plan_ring(queues) * sizeof(struct pathmon_ack);
+}
+
 int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns)
 {
-	struct pathmon_params p;
-	uint64_t seed = now_ns;
-	int err;
-
 	memset(a, 0, sizeof(*a));
 	a->port = port;
+	a->seed = now_ns;
+	if (getrandom(&a->seed, sizeof(a->seed), GRND_NONBLOCK) !=
+	    sizeof(a->seed))
+		a->seed ^= (uint64_t)(uintptr_t)a;
+	publish_state(a, NULL);
+	return 0;
+}
+
+int adaptive_reserve(struct port_adaptive *a, uint32_t queues, uint64_t now_ns)
+{
+	struct pathmon_params p;
+	int err;
+
+	if (pm_ready(a))
+		return 0;
 	pathmon_params_default(&p);
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed ^= (uint64_t)(uintptr_t)a;
-	p.seed = seed;
+	p.max_flows = adaptive_plan_flows(queues);
+	p.seed = a->seed;
 	err = pathmon_init(&a->pm, &p, now_ns);
 	if (err)
 		return err;
-	a->pm_ready = true;
-	publish_state(a, NULL);
+	__atomic_store_n(&a->pm_ready, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -152,7 +195,11 @@ static void params_of(const struct qos_port *pp, uint32_t div,
 	p->grow_confirm_ns = (uint64_t)((double)p->target_ns / p->margin);
 }
 
-int adaptive_check(const struct qos_policy *pol, int port, const char **why)
+#define ADAPTIVE_STR_(x) #x
+#define ADAPTIVE_STR(x) ADAPTIVE_STR_(x)
+
+int adaptive_check(const struct qos_policy *pol, int port, uint32_t queues,
+		   const char **why)
 {
 	const struct qos_port *pp = &pol->port[port];
 	struct edge_rate_params p;
@@ -164,12 +211,19 @@ int adaptive_check(const struct qos_policy *pol, int port, const char **why)
 		*why = "adaptive needs a shaped port (ports[].rate)";
 		return -EINVAL;
 	}
-	params_of(pp, 1, &p);
+	params_of(pp, queues, &p);
+	/* the rates the controller sets are the shaper's */
+	if (p.floor_bps < TB_MIN_RATE) {
+		*why = "the floor per queue is below the shaper's lowest "
+		       "rate, " ADAPTIVE_STR(TB_MIN_RATE) " bit/s";
+		return -EINVAL;
+	}
 	return edge_rate_params_check(&p, why);
 }
 
-/* Run the scheduler at rate r from now on (a rate it refuses is
- * counted: the controller keeps its bounds, so only a bug gets there). */
+/* Run the scheduler at rate r (its whole bit/s) from now on: a rate
+ * change, counted. A rate it refuses is counted apart: the controller
+ * keeps its bounds, so only a bug gets there. */
 static void apply(struct port_adaptive *a, struct sched *s, double r,
 		  uint64_t now_ns)
 {
@@ -193,7 +247,8 @@ void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
 	a->policy_bps = pp->rate_bps / (s->queue_share ? s->queue_share : 1);
 	a->overhead = pp->overhead;
 	a->applied_bps = sched_port_rate(s);
-	a->on = a->pm_ready && !adaptive_check(pol, a->port, &why) &&
+	a->on = pm_ready(a) &&
+		!adaptive_check(pol, a->port, s->queue_share, &why) &&
 		pp->adaptive.on;
 	if (a->on) {
 		params_of(pp, s->queue_share, &a->par);
@@ -241,17 +296,20 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 	a->dep_payload += payload;
 }
 
-/* Bytes the classes above the lowest level have sent, in all (none when
- * every class is on one level). */
-static uint64_t upper_sent(const struct sched *s)
+/* Bytes and frames the classes above the lowest level have sent, in all
+ * (none when every class is on one level). */
+static void upper_sent(const struct sched *s, uint64_t *bytes, uint64_t *pkts)
 {
-	uint64_t sum = 0;
 	uint8_t lowest = s->n_levels ? s->n_levels - 1 : 0;
 
-	for (uint32_t i = 0; i < s->n_slots; i++)
-		if (s->slot_level[i] < lowest)
-			sum += ctr_read(&s->st[i].sent_bytes);
-	return sum;
+	*bytes = 0;
+	*pkts = 0;
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		if (s->slot_level[i] >= lowest)
+			continue;
+		*bytes += ctr_read(&s->st[i].sent_bytes);
+		*pkts += ctr_read(&s->st[i].sent_packets);
+	}
 }
 
 /* At a decision: what the departures since the last one add to the
@@ -261,13 +319,13 @@ static uint64_t upper_sent(const struct sched *s)
  * sent period (the port's rate, and the shaper's rate integrated over
  * the same time: what it could have sent, once it is ADAPTIVE_SENT_NS
  * long), and what the classes above the lowest level sent in the sent
- * period (est.protect_bps: the highest of the last ADAPTIVE_PROTECT_N,
+ * period, as the shaper charged it (est.protect_bps: the highest of the last ADAPTIVE_PROTECT_N,
  * est.protect_mean_bps their mean). */
 static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 			      uint64_t now_ns)
 {
 	double r;
-	uint64_t upper;
+	uint64_t bytes, pkts;
 
 	a->ratio_wire += a->dep_wire;
 	a->ratio_payload += a->dep_payload;
@@ -277,7 +335,7 @@ static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 	if (!a->sent_ns) {
 		a->sent_ns = now_ns;
 		a->offered_ns = now_ns;
-		a->prot_bytes = upper_sent(s);
+		upper_sent(s, &a->prot_bytes, &a->prot_pkts);
 	}
 	a->offered_bits +=
 		(double)a->applied_bps * (double)(now_ns - a->offered_ns) / 1e9;
@@ -285,14 +343,18 @@ static void update_wire_ratio(struct port_adaptive *a, const struct sched *s,
 	if (now_ns - a->sent_ns >= ADAPTIVE_SENT_NS) {
 		a->sent_bps = (double)a->sent_wire * 8e9 /
 			      (double)(now_ns - a->sent_ns);
-		/* (a reload may restart the counters) */
-		upper = upper_sent(s);
+		/* what the shaper charged for them: length + overhead per
+		 * frame (a reload may restart the counters) */
+		upper_sent(s, &bytes, &pkts);
 		a->prot_bps[a->n_prot++ % ADAPTIVE_PROTECT_N] =
-			upper >= a->prot_bytes
-				? (double)(upper - a->prot_bytes) * 8e9 /
-					  (double)(now_ns - a->sent_ns)
+			bytes >= a->prot_bytes && pkts >= a->prot_pkts
+				? ((double)(bytes - a->prot_bytes) +
+				   (double)(pkts - a->prot_pkts) *
+					   s->overhead) *
+					  8e9 / (double)(now_ns - a->sent_ns)
 				: 0;
-		a->prot_bytes = upper;
+		a->prot_bytes = bytes;
+		a->prot_pkts = pkts;
 		if (a->n_prot == 2 * ADAPTIVE_PROTECT_N)
 			a->n_prot =
 				ADAPTIVE_PROTECT_N; /* all filled, no wrap */
@@ -422,7 +484,10 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 		ctr_add(&a->ctr.protected_cuts, 1);
 	if (a->er.undone + a->er.unheard != undone)
 		ctr_add(&a->ctr.undone_cuts, 1);
-	if (r != (double)a->applied_bps &&
+	/* in the shaper's units (whole bit/s, what apply() sets): a per-queue
+	 * max or floor that is no whole number is reached when its whole
+	 * part is the rate */
+	if ((uint64_t)r != a->applied_bps &&
 	    (r < a->applied_bps * (1 - ADAPTIVE_APPLY_EPS) ||
 	     r > a->applied_bps * (1 + ADAPTIVE_APPLY_EPS) ||
 	     r == a->par.max_bps || r == a->par.floor_bps))

@@ -17,7 +17,9 @@
  *     delivery rate, mark fraction) gives the rate, and the scheduler's
  *     port bucket takes it (sched_set_port_rate: share-based ceilings and
  *     minimums follow) when it differs from the applied one by more than
- *     ADAPTIVE_APPLY_EPS of it, or the state changed.
+ *     ADAPTIVE_APPLY_EPS of it, or reached the max or the floor, and is
+ *     another rate in the shaper's units (whole bit/s: a per-queue max
+ *     or floor is not always a whole number).
  * Units: the monitor's delivery rate is the measured flows' payload
  * acknowledged; the shaper charges every frame (length + overhead). The
  * delivery rate the controller sees is scaled by the ratio of the bytes
@@ -37,8 +39,9 @@
  * the collective 7x slower).
  * What the port sent (bytes charged, over ADAPTIVE_SENT_NS) bounds the
  * delivery rate the controller believes (edge_rate's sent_bps).
- * What the classes above the lowest level sent (the scheduler's sent
- * bytes of those slots, per ADAPTIVE_SENT_NS period, the highest of the
+ * What the classes above the lowest level sent (what the shaper charged
+ * for them: the scheduler's sent bytes of those slots + their frames x
+ * the port's overhead, per ADAPTIVE_SENT_NS period, the highest of the
  * last ADAPTIVE_PROTECT_N periods) is kept by every cut (margin less for
  * each cut in a row that finds the queue beyond large) unless a large
  * queue beyond and a low delivery rate prove together that the path
@@ -65,9 +68,20 @@
  * new bounds; turning it off leaves the policy's rate. The monitor's
  * flows and samples survive reloads.
  *
+ * Memory: nothing until a policy first turns it on for the port (the
+ * gateway then calls adaptive_reserve() on each of the port's egress
+ * tasks, before the generation is published, and sets up the event
+ * rings); kept from then until close. Sized for the queue plan, linear
+ * in the port's queues (adaptive_plan_bytes): the port's flows spread
+ * over its queues, so a queue's monitor holds ADAPTIVE_PORT_FLOWS /
+ * queues flows (twice that, for RSS's unevenness, within
+ * [ADAPTIVE_MIN_FLOWS, ADAPTIVE_MAX_FLOWS]), and an egress task's event
+ * rings, one per RX task of the port, ADAPTIVE_TASK_EVENTS events
+ * together (each within [ADAPTIVE_EV_BATCH, ADAPTIVE_RING_MAX]).
+ *
  * Ownership: a struct port_adaptive belongs to the thread of its egress
- * task: every function below but adaptive_read() is the owner's (or
- * set-up's). The control thread reads the counters with ctr_read() and
+ * task: every function below but adaptive_read() and adaptive_reserve()
+ * is the owner's (or set-up's). The control thread reads the counters with ctr_read() and
  * the published view with adaptive_read() (a sequence lock of relaxed
  * atomic words: the owner never waits).
  */
@@ -137,6 +151,11 @@
 					   * this long after the gateway's
 					   * own last CE mark */
 #define ADAPTIVE_PUBLISH_NS 1000000ull /* the view, without decisions */
+#define ADAPTIVE_PORT_FLOWS 4096 /* flows the monitors of a port hold */
+#define ADAPTIVE_MIN_FLOWS 256 /* flows of one queue's monitor, at least */
+#define ADAPTIVE_MAX_FLOWS 4096 /* ...at most */
+#define ADAPTIVE_TASK_EVENTS 4096 /* event ring slots of an egress task */
+#define ADAPTIVE_RING_MAX 1024 /* slots of one event ring, at most */
 
 struct adaptive_counters {
 	ctr_t events; /* events taken from the RX tasks */
@@ -145,7 +164,7 @@ struct adaptive_counters {
 	ctr_t cuts; /* ...that cut the rate (drain) */
 	ctr_t protected_cuts; /* ...held at what the upper classes send */
 	ctr_t undone_cuts; /* congestions whose cuts were undone */
-	ctr_t rate_changes; /* rates applied to the shaper */
+	ctr_t rate_changes; /* new rates applied to the shaper */
 	ctr_t apply_errors; /* sched_set_port_rate() refused: a bug */
 } __cacheline_aligned;
 
@@ -180,7 +199,10 @@ struct port_adaptive {
 	struct edge_rate_params par;
 	struct edge_rate er;
 	struct pathmon pm;
-	bool pm_ready; /* pathmon_init() done */
+	/* pathmon_init() done: set by adaptive_reserve() (release), read
+	 * with acquire (the owner touches pm only once it read it true) */
+	bool pm_ready;
+	uint64_t seed; /* the monitor's hash seed */
 	struct pathmon_ring *in[ADAPTIVE_MAX_IN];
 	uint32_t n_in;
 	uint64_t applied_bps; /* the rate the scheduler runs at */
@@ -197,8 +219,9 @@ struct port_adaptive {
 	uint64_t offered_ns; /* integrated up to */
 	double sent_bps; /* the last full sent period's rate; 0: none */
 	double offered_bps; /* the shaper's mean rate over it */
-	uint64_t prot_bytes; /* bytes the classes above the lowest level
-			      * had sent at the start of the sent period */
+	uint64_t prot_bytes, prot_pkts; /* bytes and frames the classes
+					 * above the lowest level had sent at
+					 * the start of the sent period */
 	double prot_bps[ADAPTIVE_PROTECT_N]; /* their rate, per sent
 					      * period (a ring) */
 	uint32_t n_prot; /* periods measured, in [0, 2 x ADAPTIVE_PROTECT_N) */
@@ -212,19 +235,41 @@ struct port_adaptive {
 	struct adaptive_view view;
 };
 
-/* Allocate the monitor (fixed memory, pathmon_params_default with a
- * random hash seed). Off until adaptive_configure(). Thread: set-up.
- * Syscalls: allocates; getrandom(2). 0 or -ENOMEM. */
+/* Off, with no monitor (adaptive_reserve) until adaptive_configure()
+ * turns it on. Thread: set-up. Syscalls: getrandom(2) (the monitor's
+ * hash seed). 0. */
 int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns);
+/* Allocate the monitor for a port of `queues` queues (fixed memory,
+ * pathmon_params_default with adaptive_plan_flows(queues) flows and the
+ * random hash seed), if it has none; adaptive_configure() turns it on
+ * only once it has one. Thread: set-up, or the control thread before it
+ * publishes the first policy generation that turns it on (the owner
+ * does not touch the monitor before: adaptive_configure() reads
+ * pm_ready with acquire). Syscalls: allocates. 0 or -ENOMEM. */
+int adaptive_reserve(struct port_adaptive *a, uint32_t queues, uint64_t now_ns);
 /* Thread: the control thread, once the worker has stopped. Syscalls:
  * allocates (free). */
 void adaptive_fini(struct port_adaptive *a);
+
+/* The queue plan of a port of `queues` (1..ADAPTIVE_MAX_IN) queues: the
+ * flows of each queue's monitor, the slots of each event ring (from each
+ * of the port's RX tasks to each of its egress tasks), and the bytes
+ * adaptive egress allocates for the port once on (its monitors and its
+ * rings' slots; nothing while off): at most queues x (a monitor of
+ * ADAPTIVE_MAX_FLOWS + ADAPTIVE_TASK_EVENTS events), linear. */
+uint32_t adaptive_plan_flows(uint32_t queues);
+uint32_t adaptive_plan_ring(uint32_t queues);
+uint64_t adaptive_plan_bytes(uint32_t queues);
 /* Take events from ring r too. Thread: set-up. 0 or -ENOSPC. */
 int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r);
 
 /* Would adaptive_configure() accept the policy's settings for port
- * `port`? 0, or -EINVAL with the reason in *why. For the control plane. */
-int adaptive_check(const struct qos_policy *pol, int port, const char **why);
+ * `port`, its rates shared by `queues` queues (0 or 1: one)? The floor
+ * per queue must be at least TB_MIN_RATE, the lowest rate the shaper
+ * carries. 0, or -EINVAL with the reason in *why. For the control plane
+ * (the gateway checks every policy with the queue count). */
+int adaptive_check(const struct qos_policy *pol, int port, uint32_t queues,
+		   const char **why);
 /* The policy's settings for this port (init and each reload), after the
  * scheduler took the policy. Thread: the owner, or set-up. Syscalls:
  * none. */

@@ -36,15 +36,17 @@ void gw_sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* A new policy generation: validated for both egress ports, classifier
+/* A new policy generation: validated for both egress ports (their
+ * adaptive egress with the rates shared by `queues` queues), classifier
  * compiled. NULL and errbuf filled when the policy is refused. */
 static struct policy_gen *policy_gen_new(const struct qos_policy *qos,
-					 uint64_t gen, char *errbuf,
-					 size_t errlen)
+					 uint64_t gen, uint32_t queues,
+					 char *errbuf, size_t errlen)
 {
 	struct policy_gen *g =
 		aligned_alloc(CACHELINE, (sizeof(*g) + CACHELINE - 1) &
 						 ~(size_t)(CACHELINE - 1));
+	const char *why;
 	int err;
 
 	if (!g) {
@@ -61,6 +63,17 @@ static struct policy_gen *policy_gen_new(const struct qos_policy *qos,
 				 "the class policy is invalid for egress port "
 				 "%d: %s",
 				 port, strerror(-err));
+			free(g);
+			return NULL;
+		}
+		if (adaptive_check(qos, port, queues, &why)) {
+			snprintf(errbuf, errlen,
+				 "ports[%d].adaptive: %s (floor %llu bit/s "
+				 "over %u queue%s)",
+				 port, why,
+				 (unsigned long long)qos->port[port]
+					 .adaptive.floor_bps,
+				 queues, queues > 1 ? "s" : "");
 			free(g);
 			return NULL;
 		}
@@ -151,7 +164,7 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 	if (check_umem_frames(gw, errbuf, errlen) ||
 	    gw_units_place(gw, errbuf, errlen))
 		goto fail;
-	gw->live = policy_gen_new(&p->qos, 1, errbuf, errlen);
+	gw->live = policy_gen_new(&p->qos, 1, gw->p.queues, errbuf, errlen);
 	gw->last_gen = 1;
 	if (!gw->live)
 		goto fail;
@@ -281,9 +294,21 @@ int gateway_reload(struct gateway *gw, const struct qos_policy *qos,
 			 "allocated at start): restart required");
 		return -EINVAL;
 	}
-	g = policy_gen_new(qos, gw->last_gen + 1, errbuf, errlen);
+	g = policy_gen_new(qos, gw->last_gen + 1, gw->p.queues, errbuf, errlen);
 	if (!g)
 		return -EINVAL;
+	/* adaptive egress turned on for a port the first time: its memory,
+	 * before the workers can see the generation */
+	for (uint32_t p = 0; p < GW_PORTS; p++) {
+		if (!qos->port[p].adaptive.on || !gw_path_reserve(gw, p))
+			continue;
+		snprintf(errbuf, errlen,
+			 "ports[%u].adaptive: out of memory for its monitors "
+			 "and event rings (%u queues)",
+			 p, gw->p.queues);
+		free(g);
+		return -ENOMEM;
+	}
 	gw->last_gen = g->gen; /* burnt even if refused: policy.h */
 	err = policy_publish(&gw->live, gw->w, gw->w ? gw->n_workers : 0, g,
 			     GW_RELOAD_WAIT_NS, &unused, errbuf, errlen);

@@ -88,7 +88,10 @@ struct gateway {
 				   * task j of rx[u]'s port */
 	struct feedback_ring *hint; /* unit u: control thread -> eg[u] */
 	struct pathmon_ring *path; /* [u * queues + j]: rx[u] -> the egress
-				    * task j of rx[u]'s port (adaptive) */
+				    * task j of rx[u]'s port (adaptive); a
+				    * port's slots allocated once path_ready */
+	bool path_ready[GW_PORTS]; /* adaptive egress's memory is made for
+				    * the port (gw_path_reserve) */
 	struct worker *w;
 	uint32_t n_workers;
 	struct plc_result plc; /* workers, unit -> worker, memory node */
@@ -149,6 +152,13 @@ int gw_units_setup(struct gateway *gw);
 int gw_units_setup_workers(struct gateway *gw);
 void gw_units_census(struct gateway *gw, struct gw_census *out);
 void gw_units_fini(struct gateway *gw);
+/* Adaptive egress's memory for `port` (adaptive.h "Memory"): the slots of
+ * its event rings and its egress tasks' monitors, sized for the queues;
+ * once, kept until close. At set-up, and by the control thread before it
+ * publishes the first policy generation that turns adaptive egress on
+ * for the port (the workers touch none of it before they run such a
+ * generation). 0 or -ENOMEM (what was made is kept: a retry finishes). */
+int gw_path_reserve(struct gateway *gw, uint32_t port);
 
 /* gw_csum.c: ports[].checksum resolved per port (auto: is the device
  * virtual?), logged, and set on the port's RX tasks. After

@@ -14,6 +14,7 @@
 #include "frame.h"
 #include "gw_internal.h"
 #include "log.h"
+#include "mono_clock.h"
 
 /* Where the workers, the units and the UMEM go (placement.h). */
 int gw_units_place(struct gateway *gw, char *errbuf, size_t errlen)
@@ -125,13 +126,38 @@ static int setup_dcqcn_paths(struct gateway *gw, uint32_t per_part)
 	return err;
 }
 
+int gw_path_reserve(struct gateway *gw, uint32_t port)
+{
+	uint32_t nq = gw->p.queues, slots = adaptive_plan_ring(nq);
+	uint64_t now = mono_ns();
+	struct pathmon_ring *r;
+
+	if (gw->path_ready[port])
+		return 0;
+	for (uint32_t q = 0; q < nq; q++) {
+		for (uint32_t j = 0; j < nq; j++) {
+			r = &gw->path[gw_unit(gw, port, q) * nq + j];
+			if (!r->geo.slots && pathmon_ring_init(r, slots))
+				return -ENOMEM;
+		}
+		if (adaptive_reserve(&gw->eg[gw_unit_tx(gw, port, q)].adapt, nq,
+				     now))
+			return -ENOMEM;
+	}
+	gw->path_ready[port] = true;
+	return 0;
+}
+
 /* Adaptive egress (adaptive.h): a path event ring from each RX task to
- * every egress task transmitting on its port. Set up whatever the policy
- * (a reload may turn it on); smaller rings when there are many queues. */
+ * every egress task transmitting on its port, wired whatever the policy
+ * (a reload may turn it on). The rings' slots and the monitors are made
+ * for the ports the policy turns it on for (gw_path_reserve; a reload
+ * that turns it on makes them then), sized for the queues. */
 static int setup_path_rings(struct gateway *gw)
 {
+	const struct qos_policy *pol = &gw->live->qos;
 	uint32_t n = gw->n_units, nq = gw->p.queues;
-	uint32_t size = nq <= 8 ? 1024 : 256;
+	uint64_t now = mono_ns();
 	int err = 0;
 
 	gw->path = gw_zalloc_aligned((size_t)n * nq, sizeof(*gw->path));
@@ -143,14 +169,23 @@ static int setup_path_rings(struct gateway *gw)
 		for (uint32_t j = 0; j < nq && !err; j++) {
 			struct pathmon_ring *r = &gw->path[u * nq + j];
 
-			if (pathmon_ring_init(r, size))
-				return -ENOMEM;
 			err = rx_task_add_path(&gw->rx[u], r, (int)port);
 			if (!err)
 				err = egress_task_add_path(
 					&gw->eg[gw_unit_tx(gw, port, j)], r);
 		}
-		rx_task_set_dcqcn(&gw->rx[u], &gw->live->qos);
+		rx_task_set_dcqcn(&gw->rx[u], pol);
+	}
+	for (uint32_t p = 0; p < GW_PORTS && !err; p++) {
+		if (!pol->port[p].adaptive.on)
+			continue;
+		err = gw_path_reserve(gw, p);
+		/* on now that its monitor is there */
+		for (uint32_t j = 0; j < nq && !err; j++) {
+			struct egress_task *t = &gw->eg[gw_unit_tx(gw, p, j)];
+
+			adaptive_configure(&t->adapt, pol, &t->sched, now);
+		}
 	}
 	return err;
 }

@@ -42,6 +42,11 @@
 #define TB_FRAC 29
 #define TB_MAX_COST (1u << 21) /* bytes: largest single charge */
 #define TB_MAX_RATE (1ull << 44) /* bit/s: ~17.6 Tbit/s */
+/* bit/s: the lowest rate a bucket carries, its rate step (mult 1: 2^-29
+ * bytes per ns, 14.9 bit/s). tb_init() takes 1 bit/s and up, but any rate
+ * below it runs at that step; a setting that a rate is to be derived from
+ * (adaptive egress's floor, per queue) is checked against this. */
+#define TB_MIN_RATE 15
 
 struct tbucket {
 	int64_t tokens; /* bytes << TB_FRAC; >= -TB_MAX_COST, <= burst */

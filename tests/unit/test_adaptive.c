@@ -23,13 +23,21 @@
  *    the step's queue drained, the same as above at the new C;
  *  - the gateway is the bottleneck (C above ports[].rate): the rate stays
  *    at ports[].rate (state line);
+ *  - what the upper class sends is measured as the shaper charges it
+ *    (64-byte frames, 24 bytes of overhead: within 3 %);
  *  - a backlog a class ceiling holds (40 % of the line), the path beyond
  *    faster, a delay that is no queue: the rate >= 75 % of the line (the
  *    port's sent rate measured, not taken for the shaper's: 36 %);
  *  - no samples (UDP only): the rate is ports[].rate, state no_samples;
  *    samples stop: back to ports[].rate after the hold time;
  *  - the rate never leaves [floor, ports[].rate];
- *  - configuration: off costs nothing (no decision, rate = policy); a
+ *  - one of 3 queues (a per-queue max and floor that are no whole
+ *    number of bit/s): at the max or the floor, decisions that keep the
+ *    rate are no rate change (0 in a second);
+ *  - memory: none while off; on, what the queue plan needs, linear in
+ *    the queues (measured as the gateway allocates it);
+ *  - configuration: a floor below the shaper's lowest rate per queue is
+ *    refused; off costs nothing (no decision, rate = policy); a
  *    reload turning it off puts the policy's rate back; a reload with a
  *    new floor cuts the rate into the new bounds; the published view
  *    agrees with the scheduler.
@@ -42,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <malloc.h>
 #include "adaptive.h"
 #include "pkt_build.h"
 #include "pkt_parse.h"
@@ -73,7 +82,8 @@ struct sim {
 	bool udp; /* send UDP instead of TCP (no samples) */
 	/* paced UDP in class 1 (policy_upper: a level above the TCP's),
 	 * and a delay on every ACK that is no queue beyond */
-	double upper_bps;
+	double upper_bps; /* in the shaper's units (length + overhead) */
+	uint32_t upper_payload; /* its frames' UDP payload; 0: SEG */
 	uint64_t upper_next, phantom_ns, upper_drops;
 	/* the bottleneck beyond: a FIFO served at cap_bps */
 	double cap_bps;
@@ -118,6 +128,7 @@ static struct sim *sim_new(bool on, double cap_bps)
 	assert_int_equal(
 		sched_init_reloadable(&m->s, &m->pol, 1, NFRAMES, m->now), 0);
 	assert_int_equal(adaptive_init(&m->a, 1, m->now), 0);
+	assert_int_equal(adaptive_reserve(&m->a, 1, m->now), 0);
 	assert_int_equal(pathmon_ring_init(&m->ring, 1024), 0);
 	assert_int_equal(adaptive_add_input(&m->a, &m->ring), 0);
 	adaptive_configure(&m->a, &m->pol, &m->s, m->now);
@@ -185,7 +196,8 @@ static void upper(struct sim *m)
 		uint8_t *f = m->mem + (size_t)slot * 2048;
 		struct frame_desc d;
 
-		len = tcp_frame(f, 1, 2, 40001, 4791, 0, 0, 0, 0, 0, SEG);
+		len = tcp_frame(f, 1, 2, 40001, 4791, 0, 0, 0, 0, 0,
+				m->upper_payload ? m->upper_payload : SEG);
 		f[23] = 17;
 		wr16(f + 38, len - 34);
 		wr16(f + 40, 0);
@@ -196,7 +208,8 @@ static void upper(struct sim *m)
 			 sched_meta_l4_of(&pm);
 		if (sched_enqueue(&m->s, &d, f, m->now))
 			m->upper_drops++; /* its queue is full */
-		m->upper_next += (uint64_t)(len * 8e9 / m->upper_bps);
+		m->upper_next += (uint64_t)((len + m->pol.port[1].overhead) *
+					    8e9 / m->upper_bps);
 	}
 }
 
@@ -467,6 +480,43 @@ static void test_upper_classes_kept(void **state)
 	sim_free(m);
 }
 
+/* What the classes above the lowest level send is measured in the
+ * shaper's units, as it charges them: each frame's length + the port's
+ * overhead (24 bytes here). 64-byte frames at 20 Mbit/s charged: read
+ * without the overhead, 64 / 88 of it. */
+static void test_upper_sent_overhead(void **state)
+{
+	struct sim *m = sim_new(true, LINE_BPS / 2.0);
+	struct qos_policy pol;
+	double want = 0.2 * LINE_BPS, lo = 1e18, hi = 0;
+
+	(void)state;
+	policy(&pol, true);
+	pol.port[1].overhead = 24;
+	pol.classes[0].level = 1;
+	pol.classes[1] = pol.classes[0];
+	snprintf(pol.classes[1].name, QOS_NAME_MAX, "upper");
+	pol.classes[1].level = 0;
+	pol.n_classes = 2;
+	reconfigure(m, &pol);
+	m->upper_bps = want;
+	m->upper_payload = 10; /* 64-byte frames */
+	m->upper_next = m->now;
+	run(m, 1000000000ull);
+	for (uint32_t i = 0; i < ADAPTIVE_PROTECT_N; i++) {
+		lo = MIN(lo, m->a.prot_bps[i]);
+		hi = MAX(hi, m->a.prot_bps[i]);
+	}
+	print_message("upper class, 64 B frames at %.1f Mbit/s charged: "
+		      "measured %.2f..%.2f Mbit/s\n",
+		      want / 1e6, lo / 1e6, hi / 1e6);
+	assert_int_equal(m->upper_drops, 0);
+	assert_true(m->a.n_prot >= ADAPTIVE_PROTECT_N);
+	assert_near(lo, want, 0.03);
+	assert_near(hi, want, 0.03);
+	sim_free(m);
+}
+
 /* A backlog the port's shaper does not hold back (here a class ceiling
  * of 40 % of the line; on the veth bench the gateway's own DCQCN pacing
  * of the RoCE flows) leaves at less than the shaper's rate, and the path
@@ -586,6 +636,160 @@ static void test_reload(void **state)
 	sim_free(m);
 }
 
+/* One of 3 queues: the per-queue max (ports[].rate / 3) and floor are not
+ * whole numbers of bit/s. A decision that leaves the rate where it is
+ * changes nothing: it is not counted as a rate change and the shaper is
+ * not set again. At the max (the gateway is the bottleneck) and at the
+ * floor (the path beyond far below it). */
+static void test_rate_changes_real(void **state)
+{
+	/* the floor half the line (16.67 Mbit/s per queue), C just below it */
+	static const double caps[] = {LINE_BPS * 1.25, LINE_BPS * 0.165};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		struct sim *m = sim_new(true, caps[i]);
+		uint64_t dec, chg;
+
+		m->pol.port[1].adaptive.floor_bps = LINE_BPS / 2;
+		assert_int_equal(
+			sched_set_queue_share(&m->s, 3, &m->pol, 1, m->now), 0);
+		adaptive_configure(&m->a, &m->pol, &m->s, m->now);
+		assert_true(m->a.par.max_bps !=
+			    (double)(uint64_t)m->a.par.max_bps);
+		assert_true(m->a.par.floor_bps !=
+			    (double)(uint64_t)m->a.par.floor_bps);
+		if (i) { /* settle above the floor first: a short queue */
+			m->cap_bps = LINE_BPS * 0.3;
+			run(m, 1000000000ull);
+			m->cap_bps = caps[i];
+		}
+		run(m, 1000000000ull);
+		dec = ctr_read(&m->a.ctr.decisions);
+		chg = ctr_read(&m->a.ctr.rate_changes);
+		m->rate_lo = 1e18;
+		m->rate_hi = 0;
+		run(m, 1000000000ull);
+		dec = ctr_read(&m->a.ctr.decisions) - dec;
+		chg = ctr_read(&m->a.ctr.rate_changes) - chg;
+		print_message("1 of 3 queues, C %.1f Mbit/s: rate %.0f..%.0f "
+			      "bit/s, %llu decisions, %llu rate changes\n",
+			      caps[i] / 1e6, m->rate_lo, m->rate_hi,
+			      (unsigned long long)dec, (unsigned long long)chg);
+		assert_true(dec > 10);
+		/* settled at the max or the floor: the rate stood still */
+		assert_true(m->rate_lo == m->rate_hi);
+		assert_true(m->rate_lo ==
+			    (double)(uint64_t)(i ? m->a.par.floor_bps
+						 : m->a.par.max_bps));
+		assert_int_equal(chg, 0);
+		sim_free(m);
+	}
+}
+
+/* Bytes of the heap in use now. */
+static uint64_t heap_bytes(void)
+{
+	return mallinfo2().uordblks;
+}
+
+/* Off, adaptive egress holds no memory: an egress task's monitor is
+ * allocated when a policy first turns it on (adaptive_reserve). Before,
+ * every egress task allocated a monitor of 4096 flows (~1 MB) whatever
+ * the policy. */
+static void test_mem_off(void **state)
+{
+	struct qos_policy pol;
+	struct port_adaptive *a = calloc(1, sizeof(*a));
+	struct sched s;
+	uint64_t before;
+
+	(void)state;
+	assert_non_null(a);
+	policy(&pol, false);
+	assert_int_equal(sched_init(&s, &pol, 1, 1), 0);
+	before = heap_bytes();
+	assert_int_equal(adaptive_init(a, 1, 1), 0);
+	adaptive_configure(a, &pol, &s, 1);
+	print_message("off: %llu bytes allocated\n",
+		      (unsigned long long)(heap_bytes() - before));
+	assert_true(heap_bytes() - before < 4096);
+	/* a policy that turns it on before the monitor is there: off */
+	policy(&pol, true);
+	adaptive_configure(a, &pol, &s, 1);
+	assert_false(a->on);
+	assert_true(heap_bytes() - before < 4096);
+	/* reserved (the gateway, before it publishes that policy): on */
+	assert_int_equal(adaptive_reserve(a, 1, 1), 0);
+	adaptive_configure(a, &pol, &s, 1);
+	assert_true(a->on);
+	adaptive_fini(a);
+	sched_fini(&s);
+	free(a);
+}
+
+/* On, a port's memory follows its queue plan, linearly: each queue's
+ * monitor holds its part of the port's flows, each egress task's event
+ * rings (one per RX task of the port) hold ADAPTIVE_TASK_EVENTS events
+ * together. adaptive_plan_bytes() says what it allocates, measured here
+ * as the gateway makes it (adaptive_reserve on each egress task of the
+ * port, a ring of adaptive_plan_ring() slots per RX task and egress task
+ * pair); at most queues x (a monitor of ADAPTIVE_MAX_FLOWS flows +
+ * ADAPTIVE_TASK_EVENTS events): 1.3 MB per queue of the port. */
+static void test_mem_plan(void **state)
+{
+	static const uint32_t qs[] = {1, 2, 3, 8, 64};
+	const uint64_t per_queue =
+		pathmon_mem_bytes_of(ADAPTIVE_MAX_FLOWS) +
+		ADAPTIVE_TASK_EVENTS * sizeof(struct pathmon_ack);
+	struct qos_policy pol;
+	struct sched s;
+
+	(void)state;
+	for (uint32_t q = 1; q <= ADAPTIVE_MAX_IN; q++) {
+		assert_true(adaptive_plan_bytes(q) <= q * per_queue);
+		assert_true(adaptive_plan_ring(q) >= ADAPTIVE_EV_BATCH);
+		assert_true(adaptive_plan_flows(q) * q >= ADAPTIVE_PORT_FLOWS);
+	}
+	policy(&pol, true);
+	assert_int_equal(sched_init(&s, &pol, 1, 1), 0);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint32_t q = qs[i], slots = adaptive_plan_ring(q);
+		struct port_adaptive *a = calloc(q, sizeof(*a));
+		struct pathmon_ring *r = calloc((size_t)q * q, sizeof(*r));
+		uint64_t before, used;
+
+		assert_non_null(a);
+		assert_non_null(r);
+		before = heap_bytes();
+		for (uint32_t j = 0; j < q; j++) {
+			assert_int_equal(adaptive_init(&a[j], 1, 1), 0);
+			assert_int_equal(adaptive_reserve(&a[j], q, 1), 0);
+			adaptive_configure(&a[j], &pol, &s, 1);
+			assert_true(a[j].on);
+		}
+		for (uint32_t j = 0; j < q * q; j++)
+			assert_int_equal(pathmon_ring_init(&r[j], slots), 0);
+		used = heap_bytes() - before;
+		print_message("%2u queues: %u flows and %u events per queue, "
+			      "%.2f MB allocated per port (plan %.2f MB)\n",
+			      q, adaptive_plan_flows(q), q * slots, used / 1e6,
+			      adaptive_plan_bytes(q) / 1e6);
+		assert_true(used >= adaptive_plan_bytes(q));
+		/* the allocator's own words, a few per allocation */
+		assert_true(used <= adaptive_plan_bytes(q) +
+					    ((uint64_t)q * q + 2 * q) * 128);
+		assert_true(used <= q * per_queue);
+		for (uint32_t j = 0; j < q * q; j++)
+			pathmon_ring_fini(&r[j]);
+		for (uint32_t j = 0; j < q; j++)
+			adaptive_fini(&a[j]);
+		free(r);
+		free(a);
+	}
+	sched_fini(&s);
+}
+
 /* Settings the controller cannot run with are refused by name. */
 static void test_check(void **state)
 {
@@ -594,17 +798,29 @@ static void test_check(void **state)
 
 	(void)state;
 	policy(&pol, true);
-	assert_int_equal(adaptive_check(&pol, 0, &why), 0);
+	assert_int_equal(adaptive_check(&pol, 0, 1, &why), 0);
 	pol.port[0].rate_bps = 0;
-	assert_int_not_equal(adaptive_check(&pol, 0, &why), 0);
+	assert_int_not_equal(adaptive_check(&pol, 0, 1, &why), 0);
 	assert_non_null(strstr(why, "rate"));
 	policy(&pol, true);
 	pol.port[0].adaptive.floor_bps = 2 * LINE_BPS;
-	assert_int_not_equal(adaptive_check(&pol, 0, &why), 0);
+	assert_int_not_equal(adaptive_check(&pol, 0, 1, &why), 0);
 	assert_non_null(strstr(why, "floor"));
 	policy(&pol, false);
 	pol.port[0].rate_bps = 0;
-	assert_int_equal(adaptive_check(&pol, 0, &why), 0);
+	assert_int_equal(adaptive_check(&pol, 0, 1, &why), 0);
+	/* the floor per queue: at least the shaper's lowest rate */
+	policy(&pol, true);
+	pol.port[0].adaptive.floor_bps = 1;
+	assert_int_not_equal(adaptive_check(&pol, 0, 2, &why), 0);
+	assert_non_null(strstr(why, "floor per queue"));
+	assert_non_null(strstr(why, "15 bit/s"));
+	pol.port[0].adaptive.floor_bps = 2 * TB_MIN_RATE - 1;
+	assert_int_equal(adaptive_check(&pol, 0, 1, &why), 0);
+	assert_int_not_equal(adaptive_check(&pol, 0, 2, &why), 0);
+	pol.port[0].adaptive.floor_bps = 2 * TB_MIN_RATE;
+	assert_int_equal(adaptive_check(&pol, 0, 2, &why), 0);
+	assert_int_not_equal(adaptive_check(&pol, 0, 3, &why), 0);
 }
 
 int main(void)
@@ -613,10 +829,14 @@ int main(void)
 		cmocka_unit_test(test_half_rate_beyond),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_upper_classes_kept),
+		cmocka_unit_test(test_upper_sent_overhead),
 		cmocka_unit_test(test_gateway_is_bottleneck),
 		cmocka_unit_test(test_backlog_below_rate_no_drop),
 		cmocka_unit_test(test_no_samples),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_rate_changes_real),
+		cmocka_unit_test(test_mem_off),
+		cmocka_unit_test(test_mem_plan),
 		cmocka_unit_test(test_check),
 	};
 

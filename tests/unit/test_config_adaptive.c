@@ -5,7 +5,8 @@
  * target 500us, floor 10% of ports[].rate, probe_gain 0.1), every key's
  * exact value, the floor as a rate or a share, the gain as a fraction or
  * a percentage, the bounds of target and probe_gain, mode: on without
- * ports[].rate and a floor above it refused with file:line:col, the dump
+ * ports[].rate, a floor above it and a floor below the shaper's lowest
+ * rate per queue refused with file:line:col, the dump
  * round trip, and the key hot on reload.
  */
 #include "config_diff.h"
@@ -84,6 +85,29 @@ static const struct bad_case bad_cases[] = {
 	 "e.g. 0.1 or 10%"},
 	{"adaptive_gain_suffix", ON("probe_gain: 0.1x"), "t.yaml:6:19: ",
 	 "ports[0].adaptive.probe_gain: not a fraction (got '0.1x')"},
+	/* the floor per queue: at least the shaper's lowest rate */
+	{"adaptive_floor_below_shaper", ON("floor: 14bit"), "t.yaml:6:14: ",
+	 "ports[0].adaptive.floor: below the shaper's lowest rate, 15 bit/s "
+	 "per queue; use at least 15bit (got '14bit')"},
+	{"adaptive_floor_below_shaper_queues", "queues: 4\n" ON("floor: 40bit"),
+	 "t.yaml:7:14: ",
+	 "ports[0].adaptive.floor: below the shaper's lowest rate, 15 bit/s "
+	 "per queue; with 4 queues, use at least 60bit (got '40bit')"},
+	{"adaptive_floor_1bit_queues", "queues: 2\n" ON("floor: 1bit"),
+	 "t.yaml:7:14: ",
+	 "ports[0].adaptive.floor: below the shaper's lowest rate, 15 bit/s "
+	 "per queue; with 2 queues, use at least 30bit (got '1bit')"},
+	{"adaptive_floor_below_shaper_off", ADAPT("floor: 1bit"),
+	 "t.yaml:5:14: ",
+	 "ports[0].adaptive.floor: below the shaper's lowest rate, 15 bit/s "
+	 "per queue; use at least 15bit (got '1bit')"},
+	{"adaptive_floor_default_below_shaper",
+	 "queues: 2\nports:\n  - interface: eth1\n    rate: 200bit\n"
+	 "    adaptive: {mode: on}\n  - interface: eth2\n",
+	 "t.yaml:5:22: ",
+	 "ports[0].adaptive.floor: the default, 10% of ports[0].rate, is "
+	 "below the shaper's lowest rate, 15 bit/s per queue; with 2 queues, "
+	 "write a floor of at least 30bit"},
 };
 
 /* Not written: off, target 500us, floor 10% of the rate, gain 0.1. */
@@ -188,6 +212,17 @@ static void test_floor(void **state)
 	config_free(cfg);
 	cfg = load_ok(ON("floor: 800Mbit"));
 	assert_int_equal(cfg->qos.port[0].adaptive.floor_bps, 800000000ull);
+	config_free(cfg);
+	/* the shaper's lowest rate per queue, exactly; queues: auto is
+	 * checked with one here (with the count at start) */
+	cfg = load_ok(ON("floor: 15bit"));
+	assert_int_equal(cfg->qos.port[0].adaptive.floor_bps, 15);
+	config_free(cfg);
+	cfg = load_ok("queues: 4\n" ON("floor: 60bit"));
+	assert_int_equal(cfg->qos.port[0].adaptive.floor_bps, 60);
+	config_free(cfg);
+	cfg = load_ok("queues: auto\n" ON("floor: 15bit"));
+	assert_int_equal(cfg->qos.port[0].adaptive.floor_bps, 15);
 	config_free(cfg);
 	/* the share is of its own port's rate */
 	cfg = load_ok("ports:\n  - interface: eth1\n    rate: 100Gbit\n"
