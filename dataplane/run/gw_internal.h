@@ -38,9 +38,9 @@
 #include "xsk_queue.h"
 
 /* The kernel keeps XDP_PACKET_HEADROOM bytes in front of every received
- * frame; a VLAN tag may add 4 bytes to an MTU-sized frame. */
+ * frame. (What L2 adds to an MTU-sized frame: FRAME_L2_MAX,
+ * frame_chain.h.) */
 #define GW_XDP_HEADROOM 256
-#define GW_L2_OVERHEAD (14 + 4)
 
 struct gw_port {
 	char name[IF_NAMESIZE];

@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "frame.h"
+#include "frame_chain.h"
 #include "gw_internal.h"
 #include "log.h"
 #include "nic_channels.h"
@@ -126,7 +127,7 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 		      size_t errlen)
 {
 	struct ifreq ifr = {0};
-	uint32_t want, mtu, need, frames;
+	uint32_t want, mtu, frames;
 	int fd;
 
 	pt->ifindex = if_nametoindex(pt->name);
@@ -148,8 +149,7 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 	mtu = want ? want : (uint32_t)pt->mtu;
 	/* Frames per packet, decided before the interface is touched: a
 	 * refused MTU leaves it as it was. */
-	need = mtu + GW_L2_OVERHEAD;
-	frames = (need + gw->max_frame - 1) / gw->max_frame;
+	frames = frame_chain_frames(mtu, gw->max_frame);
 	if (frames > 1 && frames + 1 > FRAME_CHAIN_MAX) {
 		snprintf(
 			errbuf, errlen,
@@ -161,7 +161,7 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 			pt->name, mtu, frames, gw->p.frame_size,
 			FRAME_CHAIN_MAX - 1, gw->p.frame_size, gw->max_frame,
 			GW_XDP_HEADROOM, gw->p.frame_headroom,
-			(FRAME_CHAIN_MAX - 1) * gw->max_frame - GW_L2_OVERHEAD);
+			(FRAME_CHAIN_MAX - 1) * gw->max_frame - FRAME_L2_MAX);
 		close(fd);
 		return -EMSGSIZE;
 	}
@@ -262,7 +262,7 @@ static void sg_refused(const struct gateway *gw, int err, char *errbuf,
 		 "the kernel refused: %s; lower the MTU to %u or upgrade to "
 		 "Linux >= 6.6",
 		 pt->name, pt->mtu, strerror(-err),
-		 gw->max_frame - GW_L2_OVERHEAD);
+		 gw->max_frame - FRAME_L2_MAX);
 }
 
 /* Create every socket in one bind mode; all or nothing. */
