@@ -20,7 +20,8 @@ void nic_channels_cmd(const struct nic_channels *ch, const char *ifname,
 		      uint32_t n, char *buf, size_t len)
 {
 	if (nic_channels_combined(ch))
-		snprintf(buf, len, "ethtool -L %s combined %u", ifname, n);
+		snprintf(buf, len, "ethtool -L %s combined %u%s", ifname, n,
+			 ch->rx ? " rx 0" : "");
 	else
 		snprintf(buf, len, "ethtool -L %s rx %u tx %u", ifname, n, n);
 }
@@ -70,7 +71,8 @@ int nic_channels_set(const char *ifname, const struct nic_channels *cur,
 		return err;
 	ec.cmd = ETHTOOL_SCHANNELS; /* "other" channels stay as they are */
 	if (nic_channels_combined(cur)) {
-		ec.combined_count = n;
+		ec.combined_count = n; /* the RX queues: combined + rx */
+		ec.rx_count = 0;
 	} else {
 		ec.rx_count = n;
 		if (ec.tx_count)
