@@ -58,7 +58,8 @@ void gw_ports_unlock(struct gateway *gw)
 /* Match the queues with the NICs' channels (nic_channels.h): resolve
  * auto, set the channels (queues_set_channels) or refuse with the reason
  * and the fix. The channel counts are left as set at stop, like
- * ports[].mtu: the log line says what they were. */
+ * ports[].mtu: the log line says what they were; a refused start puts
+ * them back (gw_ports_restore). */
 int gw_ports_resolve_queues(struct gateway *gw, char *errbuf, size_t errlen)
 {
 	struct queue_plan_in in = {
@@ -84,6 +85,9 @@ int gw_ports_resolve_queues(struct gateway *gw, char *errbuf, size_t errlen)
 			continue;
 		nic_channels_cmd(&in.ch[i], gw->port[i].name, plan.set_to[i],
 				 cmd, sizeof(cmd));
+		/* a refused set may still have changed something */
+		gw->port[i].channels_was = in.ch[i];
+		gw->port[i].channels_set = true;
 		err = nic_channels_set(gw->port[i].name, &in.ch[i],
 				       plan.set_to[i]);
 		if (!err && nic_channels_get(gw->port[i].name, &now) == 0 &&
@@ -184,6 +188,7 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 			return -err;
 		}
 		log_info("%s: MTU set to %u (was %d)", pt->name, mtu, pt->mtu);
+		pt->mtu_was = pt->mtu;
 		pt->mtu = (int)mtu;
 	}
 	close(fd);
@@ -218,6 +223,51 @@ int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
 			return err;
 	}
 	return 0;
+}
+
+void gw_ports_restore(struct gateway *gw)
+{
+	struct ifreq ifr = {0};
+	int fd, err;
+
+	for (int i = 0; i < GW_PORTS; i++) {
+		struct gw_port *pt = &gw->port[i];
+
+		if (!pt->channels_set)
+			continue;
+		pt->channels_set = false;
+		err = nic_channels_restore(pt->name, &pt->channels_was);
+		if (err < 0)
+			log_err("%s: start refused, but the channels could not "
+				"be put back to %u: %s",
+				pt->name, nic_channels_count(&pt->channels_was),
+				strerror(-err));
+		else if (err > 0)
+			log_info("%s: start refused: channels put back to %u",
+				 pt->name,
+				 nic_channels_count(&pt->channels_was));
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	for (int i = 0; i < GW_PORTS; i++) {
+		struct gw_port *pt = &gw->port[i];
+
+		if (!pt->mtu_was)
+			continue;
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", pt->name);
+		ifr.ifr_mtu = pt->mtu_was;
+		if (fd < 0 || ioctl(fd, SIOCSIFMTU, &ifr)) {
+			log_err("%s: start refused, but the MTU could not be "
+				"put back to %d: %s",
+				pt->name, pt->mtu_was, strerror(errno));
+			continue;
+		}
+		log_info("%s: start refused: MTU put back to %d", pt->name,
+			 pt->mtu_was);
+		pt->mtu = pt->mtu_was;
+		pt->mtu_was = 0;
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /* The start-up log line of each port's frame decision. */

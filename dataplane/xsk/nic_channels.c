@@ -81,6 +81,24 @@ int nic_channels_set(const char *ifname, const struct nic_channels *cur,
 	return channels_ioctl(ifname, &ec);
 }
 
+int nic_channels_restore(const char *ifname, const struct nic_channels *was)
+{
+	struct ethtool_channels ec = {.cmd = ETHTOOL_GCHANNELS};
+	int err = channels_ioctl(ifname, &ec);
+
+	if (err)
+		return err;
+	if (ec.rx_count == was->rx && ec.tx_count == was->tx &&
+	    ec.combined_count == was->combined)
+		return 0;
+	ec.cmd = ETHTOOL_SCHANNELS; /* "other" channels stay as they are */
+	ec.rx_count = was->rx;
+	ec.tx_count = was->tx;
+	ec.combined_count = was->combined;
+	err = channels_ioctl(ifname, &ec);
+	return err ? err : 1;
+}
+
 __attribute__((format(printf, 3, 4))) static int
 refuse(char *err, size_t errlen, const char *fmt, ...)
 {

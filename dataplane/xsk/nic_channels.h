@@ -35,8 +35,9 @@
  *
  * Thread: any (the control thread at start, and its stats tick).
  * Syscalls: nic_channels_get(): socket(AF_INET, SOCK_DGRAM), ioctl
- * SIOCETHTOOL (ETHTOOL_GCHANNELS), close; nic_channels_set() also ioctl
- * SIOCETHTOOL (ETHTOOL_SCHANNELS, needs CAP_NET_ADMIN); the rest none.
+ * SIOCETHTOOL (ETHTOOL_GCHANNELS), close; nic_channels_set() and
+ * nic_channels_restore() also ioctl SIOCETHTOOL (ETHTOOL_SCHANNELS, needs
+ * CAP_NET_ADMIN); the rest none.
  */
 #ifndef XDPLANE_NIC_CHANNELS_H
 #define XDPLANE_NIC_CHANNELS_H
@@ -82,6 +83,11 @@ int nic_channels_get(const char *ifname, struct nic_channels *ch);
  * rest as in cur: 0 or -errno. */
 int nic_channels_set(const char *ifname, const struct nic_channels *cur,
 		     uint32_t n);
+
+/* Put ifname's combined, RX and TX channels back to what `was` read
+ * (nic_channels_get() before a nic_channels_set()): 1 when they were
+ * set, 0 when they already were so, or -errno. */
+int nic_channels_restore(const char *ifname, const struct nic_channels *was);
 
 #define QUEUE_PLAN_PORTS 2
 
