@@ -14,10 +14,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "config.h"
-#include "frame_chain.h" /* FRAME_CHAIN_MAX */
+#include "frame_chain.h" /* FRAME_CHAIN_MAX, FRAME_L2_MAX */
 
 #define XDP_HEADROOM 256 /* the kernel's XDP_PACKET_HEADROOM */
-#define L2_OVERHEAD (14 + 4) /* Ethernet header and one VLAN tag */
 
 static const struct kfeat_info feats[KFEAT_N] = {
 	[KFEAT_SHARED_UMEM] = {"AF_XDP sockets of two devices sharing one UMEM",
@@ -89,7 +88,7 @@ bool kfeat_has(const struct kver *running, enum kfeat f)
 
 uint32_t kreq_single_frame_mtu(uint32_t frame_size, uint32_t headroom)
 {
-	uint32_t room = XDP_HEADROOM + headroom + L2_OVERHEAD;
+	uint32_t room = XDP_HEADROOM + headroom + FRAME_L2_MAX;
 
 	return frame_size > room ? frame_size - room : 0;
 }
@@ -129,8 +128,8 @@ int kreq_check(const char *release, const struct kreq_port port[2],
 	/* the chain limit holds on every kernel (frame_chain.h); the same
 	 * words as gw_ports.c, which checks it again at start */
 	for (int i = 0; i < 2 && single; i++) {
-		uint32_t room = single + L2_OVERHEAD;
-		uint32_t frames = (port[i].mtu + L2_OVERHEAD + room - 1) / room;
+		uint32_t room = single + FRAME_L2_MAX;
+		uint32_t frames = frame_chain_frames(port[i].mtu, room);
 
 		if (frames <= FRAME_CHAIN_MAX - 1)
 			continue;
@@ -142,7 +141,7 @@ int kreq_check(const char *release, const struct kreq_port port[2],
 		    "umem.frame_size",
 		    port[i].ifname, port[i].mtu, frames, frame_size,
 		    FRAME_CHAIN_MAX - 1, frame_size, room, XDP_HEADROOM,
-		    headroom, (FRAME_CHAIN_MAX - 1) * room - L2_OVERHEAD);
+		    headroom, (FRAME_CHAIN_MAX - 1) * room - FRAME_L2_MAX);
 	}
 	if (kver_parse(release, &k))
 		goto out;

@@ -14,7 +14,7 @@
  *                        (frame_chain.h): an MTU above that is refused
  *
  * Debian 12's own kernel is 6.1: it carries every configuration whose
- * ports fit one frame (MTU <= frame_size - 256 - umem.headroom - 18, 3822
+ * ports fit one frame (MTU <= frame_size - 256 - umem.headroom - 22, 3818
  * with the default 4096-byte frames) and refuses jumbo MTUs with the
  * largest MTU that works.
  *
@@ -65,7 +65,8 @@ const struct kfeat_info *kfeat_info(enum kfeat f);
 bool kfeat_has(const struct kver *running, enum kfeat f);
 
 /* The largest MTU one UMEM frame carries: frame_size - 256 (the kernel's
- * XDP headroom) - headroom - 18 (Ethernet header and one VLAN tag), as
+ * XDP headroom) - headroom - 22 (FRAME_L2_MAX: the Ethernet header and two
+ * VLAN tags, a QinQ frame), as
  * gw_ports.c counts. */
 uint32_t kreq_single_frame_mtu(uint32_t frame_size, uint32_t headroom);
 

@@ -45,6 +45,10 @@ static unsigned int remark_dscp(uint8_t *frame, uint32_t len, unsigned int l3,
 
 	if (l3 != IP_TOS_L3_IPV4 && l3 != IP_TOS_L3_IPV6)
 		return REMARK_DSCP_NOT_IP;
+	/* an IP header the meta places inside the Ethernet header or the
+	 * outer tag is not one (our parser never does): left alone */
+	if (l3off < l2_min(frame, len))
+		return REMARK_INVALID;
 	tos = ip_tos_read(frame, len, l3, l3off);
 	if (tos < 0)
 		return REMARK_INVALID;
@@ -61,10 +65,8 @@ unsigned int remark_frame(uint8_t *frame, uint32_t len, unsigned int l3,
 
 	if (!frame)
 		return REMARK_INVALID;
-	/* an IP header the meta places inside the Ethernet header or the
-	 * outer tag is not one (our parser never does): left alone */
-	if (cfg->dscp != REMARK_NONE && l3off < l2_min(frame, len))
-		return REMARK_INVALID;
+	/* each field on its own: the PCP is the tag's, whatever the meta
+	 * says of L3 (a non-IP frame has no L3 offset) */
 	if (cfg->pcp != REMARK_NONE)
 		r |= remark_pcp(frame, len, cfg->pcp);
 	if (cfg->dscp != REMARK_NONE)

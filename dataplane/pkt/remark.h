@@ -18,7 +18,9 @@
  * PCP: the three top bits of the outermost tag's TCI (TPID 0x8100 or
  * 0x88a8: the S-tag of a QinQ frame), the DEI and the VID kept. An
  * untagged frame is not given a tag (REMARK_PCP_UNTAGGED); a tag cut by
- * the frame end is REMARK_INVALID.
+ * the frame end is REMARK_INVALID. The PCP depends on the frame's tag
+ * alone: a tagged frame gets it whatever its L3 (not IP, no L3 offset in
+ * its meta, or an IP header not where the meta says).
  *
  * Pure: any thread, no state, no system calls. Reads and writes only
  * frame[0..len): len is the bytes of the first frame (a chain's headers

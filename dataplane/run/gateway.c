@@ -230,6 +230,7 @@ int gateway_start(struct gateway *gw, char *errbuf, size_t errlen)
 			return err;
 		}
 	}
+	gw->started = true;
 	log_info("forwarding started: %s <-> %s", gw->port[0].name,
 		 gw->port[1].name);
 	return 0;
@@ -259,6 +260,8 @@ void gateway_close(struct gateway *gw, struct gw_census *census)
 	gw_sockets_close(gw);
 	gw_units_fini(gw);
 	umem_area_fini(&gw->umem);
+	if (!gw->started) /* a refused start: the ports as they were */
+		gw_ports_restore(gw);
 	gw_ports_unlock(gw);
 	for (uint32_t i = 0; i < gw->n_retired; i++)
 		free(gw->retired[i]);

@@ -191,9 +191,13 @@ int gateway_start(struct gateway *gw, char *errbuf, size_t errlen);
  * thread. Syscalls: bpf(2) (XSKMAP deletes), nanosleep(2), write(2) to
  * the workers' eventfds, futex(2) (pthread_join). */
 void gateway_stop(struct gateway *gw);
-/* Stop if needed, take the census (when asked), detach, free. Control
- * thread. Syscalls: those of gateway_stop(), netlink (XDP detach),
- * close(2), munmap(2). */
+/* Stop if needed, take the census (when asked), detach, free. Before
+ * gateway_start() succeeded (a refused start, whichever step refused it)
+ * it also puts back what gateway_open() changed on the ports: their MTUs
+ * (ports[].mtu) and channel counts (queues_set_channels); after it they
+ * are left as set. Control thread. Syscalls: those of gateway_stop(),
+ * netlink (XDP detach), close(2), munmap(2); on a refused start
+ * socket(2), ioctl(2) SIOCSIFMTU, SIOCETHTOOL. */
 void gateway_close(struct gateway *gw, struct gw_census *census);
 /* Replace the traffic policy without losing a frame (policy.h). Returns
  * once every worker runs it: 0; -EINVAL (errbuf says why) when the policy

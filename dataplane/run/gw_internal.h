@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include "egress.h"
 #include "gateway.h"
+#include "nic_channels.h"
 #include "placement.h"
 #include "policy.h"
 #include "rx_task.h"
@@ -38,9 +39,9 @@
 #include "xsk_queue.h"
 
 /* The kernel keeps XDP_PACKET_HEADROOM bytes in front of every received
- * frame; a VLAN tag may add 4 bytes to an MTU-sized frame. */
+ * frame. (What L2 adds to an MTU-sized frame: FRAME_L2_MAX,
+ * frame_chain.h.) */
 #define GW_XDP_HEADROOM 256
-#define GW_L2_OVERHEAD (14 + 4)
 
 struct gw_port {
 	char name[IF_NAMESIZE];
@@ -58,6 +59,14 @@ struct gw_port {
 	uint32_t queues_without_socket;
 	uint64_t nosock_warned; /* frames counted by the last warning */
 	uint64_t warn_ns; /* when it was logged; 0: never */
+	/* What start-up changed on the interface, put back when the start
+	 * is refused (gateway_close() before gateway_start() succeeded;
+	 * after it, left as set, like the running gateway's ports): the
+	 * MTU it had (0: not changed), the channels it had (channels_set:
+	 * a channel change was attempted) */
+	int mtu_was;
+	bool channels_set;
+	struct nic_channels channels_was;
 };
 
 struct gateway {
@@ -72,6 +81,7 @@ struct gateway {
 	struct umem_area umem;
 	struct xsk_umem_reg reg;
 	bool zerocopy;
+	bool started; /* gateway_start() succeeded: ports left as set */
 	uint32_t max_frame; /* data bytes one UMEM frame holds */
 	bool multibuf; /* some port's MTU needs chains (XDP_USE_SG) */
 	uint32_t max_frags; /* frames per packet, at most (1: single) */
@@ -144,6 +154,10 @@ int gw_sockets_open(struct gateway *gw, char *errbuf, size_t errlen);
 void gw_sockets_close(struct gateway *gw);
 void gw_ports_log_frames(const struct gateway *gw);
 void gw_ports_unlock(struct gateway *gw);
+/* Put back what start-up changed on the ports (gw_port.mtu_was,
+ * channels_was), logged; a failure is logged and the rest still put
+ * back. Before gw_ports_unlock(), after the programs are detached. */
+void gw_ports_restore(struct gateway *gw);
 
 /* gw_units.c: placement, tasks and rings of every unit, workers; the
  * census over them; their teardown. */

@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "frame.h"
+#include "frame_chain.h"
 #include "gw_internal.h"
 #include "log.h"
 #include "nic_channels.h"
@@ -57,7 +58,8 @@ void gw_ports_unlock(struct gateway *gw)
 /* Match the queues with the NICs' channels (nic_channels.h): resolve
  * auto, set the channels (queues_set_channels) or refuse with the reason
  * and the fix. The channel counts are left as set at stop, like
- * ports[].mtu: the log line says what they were. */
+ * ports[].mtu: the log line says what they were; a refused start puts
+ * them back (gw_ports_restore). */
 int gw_ports_resolve_queues(struct gateway *gw, char *errbuf, size_t errlen)
 {
 	struct queue_plan_in in = {
@@ -83,6 +85,9 @@ int gw_ports_resolve_queues(struct gateway *gw, char *errbuf, size_t errlen)
 			continue;
 		nic_channels_cmd(&in.ch[i], gw->port[i].name, plan.set_to[i],
 				 cmd, sizeof(cmd));
+		/* a refused set may still have changed something */
+		gw->port[i].channels_was = in.ch[i];
+		gw->port[i].channels_set = true;
 		err = nic_channels_set(gw->port[i].name, &in.ch[i],
 				       plan.set_to[i]);
 		if (!err && nic_channels_get(gw->port[i].name, &now) == 0 &&
@@ -126,7 +131,7 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 		      size_t errlen)
 {
 	struct ifreq ifr = {0};
-	uint32_t want, mtu, need, frames;
+	uint32_t want, mtu, frames;
 	int fd;
 
 	pt->ifindex = if_nametoindex(pt->name);
@@ -148,8 +153,7 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 	mtu = want ? want : (uint32_t)pt->mtu;
 	/* Frames per packet, decided before the interface is touched: a
 	 * refused MTU leaves it as it was. */
-	need = mtu + GW_L2_OVERHEAD;
-	frames = (need + gw->max_frame - 1) / gw->max_frame;
+	frames = frame_chain_frames(mtu, gw->max_frame);
 	if (frames > 1 && frames + 1 > FRAME_CHAIN_MAX) {
 		snprintf(
 			errbuf, errlen,
@@ -161,7 +165,7 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 			pt->name, mtu, frames, gw->p.frame_size,
 			FRAME_CHAIN_MAX - 1, gw->p.frame_size, gw->max_frame,
 			GW_XDP_HEADROOM, gw->p.frame_headroom,
-			(FRAME_CHAIN_MAX - 1) * gw->max_frame - GW_L2_OVERHEAD);
+			(FRAME_CHAIN_MAX - 1) * gw->max_frame - FRAME_L2_MAX);
 		close(fd);
 		return -EMSGSIZE;
 	}
@@ -184,6 +188,7 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 			return -err;
 		}
 		log_info("%s: MTU set to %u (was %d)", pt->name, mtu, pt->mtu);
+		pt->mtu_was = pt->mtu;
 		pt->mtu = (int)mtu;
 	}
 	close(fd);
@@ -218,6 +223,51 @@ int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
 			return err;
 	}
 	return 0;
+}
+
+void gw_ports_restore(struct gateway *gw)
+{
+	struct ifreq ifr = {0};
+	int fd, err;
+
+	for (int i = 0; i < GW_PORTS; i++) {
+		struct gw_port *pt = &gw->port[i];
+
+		if (!pt->channels_set)
+			continue;
+		pt->channels_set = false;
+		err = nic_channels_restore(pt->name, &pt->channels_was);
+		if (err < 0)
+			log_err("%s: start refused, but the channels could not "
+				"be put back to %u: %s",
+				pt->name, nic_channels_count(&pt->channels_was),
+				strerror(-err));
+		else if (err > 0)
+			log_info("%s: start refused: channels put back to %u",
+				 pt->name,
+				 nic_channels_count(&pt->channels_was));
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	for (int i = 0; i < GW_PORTS; i++) {
+		struct gw_port *pt = &gw->port[i];
+
+		if (!pt->mtu_was)
+			continue;
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", pt->name);
+		ifr.ifr_mtu = pt->mtu_was;
+		if (fd < 0 || ioctl(fd, SIOCSIFMTU, &ifr)) {
+			log_err("%s: start refused, but the MTU could not be "
+				"put back to %d: %s",
+				pt->name, pt->mtu_was, strerror(errno));
+			continue;
+		}
+		log_info("%s: start refused: MTU put back to %d", pt->name,
+			 pt->mtu_was);
+		pt->mtu = pt->mtu_was;
+		pt->mtu_was = 0;
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /* The start-up log line of each port's frame decision. */
@@ -262,7 +312,7 @@ static void sg_refused(const struct gateway *gw, int err, char *errbuf,
 		 "the kernel refused: %s; lower the MTU to %u or upgrade to "
 		 "Linux >= 6.6",
 		 pt->name, pt->mtu, strerror(-err),
-		 gw->max_frame - GW_L2_OVERHEAD);
+		 gw->max_frame - FRAME_L2_MAX);
 }
 
 /* Create every socket in one bind mode; all or nothing. */

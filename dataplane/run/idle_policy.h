@@ -18,19 +18,22 @@
  * (ethtool rx-usecs) does. The price is latency: a frame that arrives
  * during a nap waits for its end, coalesce_us at most.
  *
- * When it naps: at an idle pass, when the last pass that moved frames
+ * When it naps: at an idle pass, when the last pass that received frames
  * found them after an idle pass, a nap, or a sleep shorter than a nap,
- * i.e. they keep coming, one at a time. A frame that wakes a worker that
+ * i.e. they keep coming, one at a time. Only frames received count as
+ * arriving: a TX completion reaped after an idle pass (a zero-copy NIC
+ * returns it microseconds after the kick) is the worker's own frame
+ * leaving, not traffic coming. A frame that wakes a worker that
  * slept longer does not start naps (a lone request and its answer are
  * not delayed), nor do more than IDLE_RUN_PASSES passes in a row that
  * find work (a burst, a saturated worker: never stopped; one frame takes
- * two, its RX and its TX completion). A nap that brings nothing ends them:
+ * two, its RX and its TX completion). A nap that brings no frame ends them:
  * the worker sleeps on its sockets at once (no spin: the frames' gaps
  * were shorter than a nap, so they stopped). (On a core that also runs
  * the port's NAPI, a spin can hold the frames back until it gives up:
  * the short sleep that follows restarts the naps.)
  *
- * Pure: state + the pass's work + now -> action; the worker calls
+ * Pure: state + the pass's work and frames received + now -> action; the worker calls
  * idle_policy_next() after every pass and idle_policy_slept() after every
  * sleep or nap. Thread: the worker that owns it.
  */
@@ -56,7 +59,7 @@ struct idle_policy {
 	uint64_t idle_since; /* first idle pass of this spell, 0: none */
 	bool napped; /* the last thing done was a nap, or a short sleep */
 	bool coalescing; /* the next idle pass naps */
-	bool nap_due; /* napped, and no pass since found anything */
+	bool nap_due; /* napped, and no pass since received a frame */
 	uint32_t run; /* passes in a row that moved something */
 };
 
@@ -76,11 +79,19 @@ static inline void idle_policy_set_coalesce(struct idle_policy *p,
 		p->coalescing = false;
 }
 
-/* After a pass that moved `work` (0: nothing) and ended at now (> 0). */
+/* After a pass that moved `work` things (0: nothing), `rx` of them frames
+ * taken from the RX rings, that ended at now (> 0). Only received frames
+ * are arrivals: what else a pass moves (its own frames' TX completions,
+ * frames returned to the fill ring, NP frames from another worker) is
+ * passed again for at once, but neither starts naps nor keeps them
+ * going. On a zero-copy NIC a frame's completion comes microseconds
+ * after the kick, i.e. after an idle pass: counted as an arrival, it
+ * would make the answer to a lone request wait for a nap. */
 static inline enum idle_action idle_policy_next(struct idle_policy *p,
-						uint32_t work, uint64_t now)
+						uint32_t work, uint32_t rx,
+						uint64_t now)
 {
-	if (work) {
+	if (rx) {
 		p->nap_due = false;
 		if (p->idle_since || p->napped) {
 			/* found after an idle pass or a nap: they keep
@@ -96,6 +107,14 @@ static inline enum idle_action idle_policy_next(struct idle_policy *p,
 		}
 		p->idle_since = 0;
 		p->napped = false;
+		return IDLE_PASS;
+	}
+	if (work) {
+		/* nothing arrived: the spin, the nap that came before and
+		 * the naps' state stand; back to back with passes that
+		 * received frames, it counts towards their run */
+		if (!p->idle_since && !p->napped && ++p->run > IDLE_RUN_PASSES)
+			p->coalescing = false;
 		return IDLE_PASS;
 	}
 	if (p->nap_due) {

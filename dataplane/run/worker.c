@@ -124,13 +124,21 @@ static void take_policy(struct worker *w)
 	worker_switch(w, g);
 }
 
-/* One pass of every task at time now (one clock read per pass). */
-static uint32_t run_tasks(struct worker *w, uint64_t now)
+/* One pass of every task at time now (one clock read per pass): what it
+ * moved, and in *rx the frames it took from the RX rings (the arrivals
+ * idle_policy.h counts; read from the RX tasks' own packet counters,
+ * which this thread writes). */
+static uint32_t run_tasks(struct worker *w, uint64_t now, uint32_t *rx)
 {
 	uint32_t work = 0, i;
+	uint64_t before;
 
-	for (i = 0; i < w->n_rx; i++)
+	*rx = 0;
+	for (i = 0; i < w->n_rx; i++) {
+		before = w->rx[i]->ctr.packets;
 		work += rx_task_poll_at(w->rx[i], now);
+		*rx += (uint32_t)(w->rx[i]->ctr.packets - before);
+	}
 	for (i = 0; i < w->n_eg; i++)
 		work += egress_task_poll_at(w->eg[i], now);
 	return work;
@@ -232,10 +240,10 @@ static uint64_t sleep_until_work(struct worker *w, uint64_t now, bool nap)
 static void drain(struct worker *w)
 {
 	uint64_t deadline = mono_ns() + WORKER_DRAIN_NS;
-	uint32_t quiet = 0;
+	uint32_t quiet = 0, rx;
 
 	while (mono_ns() < deadline && quiet < 3) {
-		if (run_tasks(w, mono_ns()) || tx_pending(w))
+		if (run_tasks(w, mono_ns(), &rx) || tx_pending(w))
 			quiet = 0;
 		else
 			quiet++;
@@ -247,7 +255,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct idle_policy idle;
 	uint64_t now, last = mono_ns();
-	uint32_t work;
+	uint32_t work, rx;
 
 	idle_policy_init(&idle, (uint64_t)w->busy_us * 1000, w->nap_ns);
 	urcu_qsbr_register_thread();
@@ -265,12 +273,12 @@ static void *worker_main(void *arg)
 		/* the tasks run at the time the pass starts (the previous
 		 * pass's end): one clock read per pass, which also splits the
 		 * loop's time: busy if the pass moved something, else idle */
-		work = run_tasks(w, last);
+		work = run_tasks(w, last, &rx);
 		urcu_qsbr_quiescent_state();
 		now = mono_ns();
 		ctr_add(work ? &w->busy_ns : &w->idle_ns, now - last);
 		last = now;
-		act = idle_policy_next(&idle, work, now);
+		act = idle_policy_next(&idle, work, rx, now);
 		if (likely(act == IDLE_PASS))
 			continue;
 		if (act == IDLE_SPIN) {

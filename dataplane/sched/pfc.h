@@ -51,9 +51,10 @@
  *
  * Headroom (bytes a lossless queue must still absorb after it crossed
  * xoff), pfc_headroom_bytes(), in bits at link speed R over a cable of L m:
- *   2 * (MTU + 42) * 8   one maximal frame in flight on each side: ours,
+ *   2 * (MTU + 46) * 8   one maximal frame in flight on each side: ours,
  *                        which delays the PFC frame, and the peer's, which
- *                        it finishes (42 = Ethernet header 14 + VLAN tag 4
+ *                        it finishes (46 = Ethernet header 14 + two VLAN
+ *                        tags 8, a QinQ frame (FRAME_L2_MAX, frame_chain.h)
  *                        + FCS 4 + preamble/SFD 8 + inter-frame gap 12)
  * + (64 + 20) * 8        the PFC frame itself, with preamble and gap
  * + 3840                 the peer's response time allowed by 802.1Qbb
@@ -61,8 +62,8 @@
  * + 2048                 PHY/PCS delays of both ends (802.3 clause 44/80
  *                        delay constraints, rounded up)
  * + 2 * L * 5 ns * R     round-trip propagation (5 ns/m in fibre/copper)
- * rounded up to bytes. Examples (MTU 9000, 100 m): 10 Gbit/s 20,154 B;
- * 25 Gbit/s 22,029 B; 100 Gbit/s 31,404 B. xoff = limit - headroom.
+ * rounded up to bytes. Examples (MTU 9000, 100 m): 10 Gbit/s 20,162 B;
+ * 25 Gbit/s 22,037 B; 100 Gbit/s 31,412 B. xoff = limit - headroom.
  */
 #ifndef XDPLANE_PFC_H
 #define XDPLANE_PFC_H
@@ -81,7 +82,7 @@
 #define PFC_MAX_QUANTA 0xffff
 #define PFC_RESPONSE_BITS 3840
 #define PFC_PHY_DELAY_BITS 2048
-#define PFC_FRAME_OVERHEAD 42 /* bytes on the wire around an MTU */
+#define PFC_FRAME_OVERHEAD 46 /* bytes on the wire around an MTU (QinQ) */
 #define PFC_NS_PER_M 5 /* propagation, one way */
 
 extern const uint8_t pfc_dst_mac[6];

@@ -68,6 +68,21 @@
  * any sane packet fit; the parser never reads past the first frame. */
 #define FRAME_CHAIN_HEAD_MIN 256
 
+/* The most a frame adds to its MTU: the Ethernet header (14) and two VLAN
+ * tags of 4 (QinQ: an 802.1ad S-tag, TPID 0x88a8, then an 802.1Q C-tag),
+ * as many as pkt_parse() reads. The largest frame a port carries is MTU +
+ * FRAME_L2_MAX bytes (the FCS is not in the frame); every frame sizing
+ * (UMEM frames per packet, the largest MTU one frame or a chain carries)
+ * counts it. */
+#define FRAME_L2_MAX (14 + 2 * 4)
+
+/* UMEM frames of `room` data bytes that the largest frame of an MTU takes
+ * (mtu + FRAME_L2_MAX bytes); 0 when room is 0. */
+static inline uint32_t frame_chain_frames(uint32_t mtu, uint32_t room)
+{
+	return room ? (mtu + FRAME_L2_MAX + room - 1) / room : 0;
+}
+
 /* The frames of one packet, in the headroom of its first frame. */
 struct frame_chain {
 	uint64_t addr[FRAME_CHAIN_MAX]; /* data address of each frame */

@@ -20,7 +20,8 @@ void nic_channels_cmd(const struct nic_channels *ch, const char *ifname,
 		      uint32_t n, char *buf, size_t len)
 {
 	if (nic_channels_combined(ch))
-		snprintf(buf, len, "ethtool -L %s combined %u", ifname, n);
+		snprintf(buf, len, "ethtool -L %s combined %u%s", ifname, n,
+			 ch->rx ? " rx 0" : "");
 	else
 		snprintf(buf, len, "ethtool -L %s rx %u tx %u", ifname, n, n);
 }
@@ -70,13 +71,32 @@ int nic_channels_set(const char *ifname, const struct nic_channels *cur,
 		return err;
 	ec.cmd = ETHTOOL_SCHANNELS; /* "other" channels stay as they are */
 	if (nic_channels_combined(cur)) {
-		ec.combined_count = n;
+		ec.combined_count = n; /* the RX queues: combined + rx */
+		ec.rx_count = 0;
 	} else {
 		ec.rx_count = n;
 		if (ec.tx_count)
 			ec.tx_count = n;
 	}
 	return channels_ioctl(ifname, &ec);
+}
+
+int nic_channels_restore(const char *ifname, const struct nic_channels *was)
+{
+	struct ethtool_channels ec = {.cmd = ETHTOOL_GCHANNELS};
+	int err = channels_ioctl(ifname, &ec);
+
+	if (err)
+		return err;
+	if (ec.rx_count == was->rx && ec.tx_count == was->tx &&
+	    ec.combined_count == was->combined)
+		return 0;
+	ec.cmd = ETHTOOL_SCHANNELS; /* "other" channels stay as they are */
+	ec.rx_count = was->rx;
+	ec.tx_count = was->tx;
+	ec.combined_count = was->combined;
+	err = channels_ioctl(ifname, &ec);
+	return err ? err : 1;
 }
 
 __attribute__((format(printf, 3, 4))) static int

@@ -9,9 +9,12 @@
  * (forwarded in the kernel unclassified and unshaped, or dropped), so the
  * gateway must run exactly as many queues as each port has channels.
  *
- * A channel count is the combined count when the NIC has combined
- * channels (most multi-queue NICs), else the RX count (veth: rx = its
- * numrxqueues). 0: the driver does not say (no ETHTOOL_GCHANNELS).
+ * A channel count is the number of RX queues, as ethtool counts them:
+ * the combined channels plus the RX-only ones (most multi-queue NICs have
+ * combined channels, some RX-only ones besides; veth has RX ones only, rx
+ * = its numrxqueues). 0: the driver does not say (no ETHTOOL_GCHANNELS).
+ * Setting the count on a NIC with combined channels sets them and drops
+ * the RX-only ones (rx 0).
  *
  * The decision, queue_plan_decide(), is a pure function (unit tested in
  * tests/unit/test_nic_channels.c); its rules:
@@ -32,8 +35,9 @@
  *
  * Thread: any (the control thread at start, and its stats tick).
  * Syscalls: nic_channels_get(): socket(AF_INET, SOCK_DGRAM), ioctl
- * SIOCETHTOOL (ETHTOOL_GCHANNELS), close; nic_channels_set() also ioctl
- * SIOCETHTOOL (ETHTOOL_SCHANNELS, needs CAP_NET_ADMIN); the rest none.
+ * SIOCETHTOOL (ETHTOOL_GCHANNELS), close; nic_channels_set() and
+ * nic_channels_restore() also ioctl SIOCETHTOOL (ETHTOOL_SCHANNELS, needs
+ * CAP_NET_ADMIN); the rest none.
  */
 #ifndef XDPLANE_NIC_CHANNELS_H
 #define XDPLANE_NIC_CHANNELS_H
@@ -53,10 +57,10 @@ static inline bool nic_channels_combined(const struct nic_channels *ch)
 	return ch->combined || (ch->max_combined && !ch->rx);
 }
 
-/* The channels RSS spreads over now; 0: unknown. */
+/* The channels RSS spreads over now: combined + RX-only; 0: unknown. */
 static inline uint32_t nic_channels_count(const struct nic_channels *ch)
 {
-	return nic_channels_combined(ch) ? ch->combined : ch->rx;
+	return ch->combined + ch->rx;
 }
 
 /* The most the NIC can have; 0: unknown. */
@@ -66,7 +70,8 @@ static inline uint32_t nic_channels_max(const struct nic_channels *ch)
 }
 
 /* The ethtool command that sets ifname's channel count to n, into buf:
- * "ethtool -L eth1 combined 4" or "ethtool -L veth0 rx 4 tx 4". */
+ * "ethtool -L eth1 combined 4" ("... combined 4 rx 0" when it has RX-only
+ * channels besides) or "ethtool -L veth0 rx 4 tx 4". */
 void nic_channels_cmd(const struct nic_channels *ch, const char *ifname,
 		      uint32_t n, char *buf, size_t len);
 
@@ -74,10 +79,15 @@ void nic_channels_cmd(const struct nic_channels *ch, const char *ifname,
  * say; *ch is then zero). */
 int nic_channels_get(const char *ifname, struct nic_channels *ch);
 
-/* Set ifname's channel count to n (combined, or rx and tx), the rest as
- * in cur: 0 or -errno. */
+/* Set ifname's channel count to n (combined and rx 0, or rx and tx), the
+ * rest as in cur: 0 or -errno. */
 int nic_channels_set(const char *ifname, const struct nic_channels *cur,
 		     uint32_t n);
+
+/* Put ifname's combined, RX and TX channels back to what `was` read
+ * (nic_channels_get() before a nic_channels_set()): 1 when they were
+ * set, 0 when they already were so, or -errno. */
+int nic_channels_restore(const char *ifname, const struct nic_channels *was);
 
 #define QUEUE_PLAN_PORTS 2
 

@@ -7,8 +7,8 @@ source "$(dirname "$0")/../lib/testbed.sh"
 N=${N:-100000}
 FRAME=2048
 # A 2048-byte UMEM frame carries 2048 - 256 (kernel headroom) = 1792 bytes;
-# the gateway reserves 18 for Ethernet + one VLAN tag: MTU 1774.
-MTU=$((FRAME - 256 - 18))
+# the gateway reserves 22 for Ethernet + two VLAN tags (QinQ): MTU 1770.
+MTU=$((FRAME - 256 - 22))
 tb_init
 tb_build --mtu $MTU
 tb_config "$TB_DIR/gw.yaml" "umem:" "  frame_size: $FRAME" "  frames: 32768"

@@ -87,8 +87,8 @@ static void test_defaults_and_thresholds(void **state)
 		 h10 = pfc_headroom_bytes(10000000000ull, 100, 9000);
 
 	(void)state;
-	assert_int_equal(h25, 22029);
-	assert_int_equal(h10, 20154);
+	assert_int_equal(h25, 22037);
+	assert_int_equal(h10, 20162);
 	assert_true(q->pfc.enabled);
 	assert_int_equal(q->pfc.quanta, 0xffff);
 	assert_int_equal(q->pfc.cable_m, 100);
@@ -133,7 +133,7 @@ static void test_explicit(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	/* limit below headroom + 2 MTU: 22029 + 18000 */
+	/* limit below headroom + 2 MTU: 22037 + 18000 */
 	load_bad(PORTS "classes:\n"
 		       "  - name: default\n"
 		       "    limit_bytes: 40000\n"
@@ -141,7 +141,7 @@ static void test_errors(void **state)
 		       "pfc: {enabled: true}\n",
 		 "t.yaml:11:18: ",
 		 "classes[0].limit_bytes: a lossless class needs at least "
-		 "headroom + 2 MTU = 40029 bytes");
+		 "headroom + 2 MTU = 40037 bytes");
 	load_bad(PORTS "classes:\n"
 		       "  - name: default\n"
 		       "    lossless: true\n"

@@ -437,6 +437,47 @@ static void test_untagged_and_not_ip(void **state)
 	bed_free(b);
 }
 
+/* A tagged frame whose meta has no L3 offset (not IP: the meta an RX
+ * task gives a malformed frame, or an ARP) in a class that sets both: its
+ * PCP is rewritten all the same, the DSCP is not IP's to set. */
+static void test_pcp_not_ip(void **state)
+{
+	struct bed *b = bed_new();
+	struct spec s = {.tags = 1, .proto = 17, .tos = 0x02, .tci = 0x3064};
+	uint8_t in[MAXF], out[MAXF], want[MAXF];
+	uint32_t len;
+
+	(void)state;
+	/* a tagged IPv4 frame cut short (malformed, default meta) */
+	len = build(in, &s);
+	hand(b, in, 40, C_BOTH, sched_meta_pack(C_BOTH, 0, 0, 0));
+	assert_int_equal(sent(b, out), 40);
+	memcpy(want, in, 40);
+	want[14] = (uint8_t)((in[14] & 0x1f) | 5 << 5);
+	assert_memory_equal(out, want, 40);
+	/* a QinQ-tagged ARP, as the RX task parses it; and again with no
+	 * L3 offset in its meta */
+	memset(in, 0, 64);
+	memset(in, 0xff, 6);
+	in[12] = 0x88, in[13] = 0xa8, in[14] = 0x00, in[15] = 0x64;
+	in[16] = 0x81, in[17] = 0x00, in[18] = 0x01, in[19] = 0x23;
+	in[20] = 0x08, in[21] = 0x06;
+	for (int k = 0; k < 2; k++) {
+		hand(b, in, 64, C_BOTH,
+		     k ? sched_meta_pack(C_BOTH, 0, 0, 0) : 0);
+		assert_int_equal(sent(b, out), 64);
+		memcpy(want, in, 64);
+		want[14] = (uint8_t)(5 << 5);
+		assert_memory_equal(out, want, 64);
+	}
+	assert_int_equal(STAT(b, C_BOTH, pcp_rewritten), 3);
+	assert_int_equal(STAT(b, C_BOTH, dscp_not_ip), 3);
+	assert_int_equal(STAT(b, C_BOTH, dscp_rewritten), 0);
+	assert_int_equal(STAT(b, C_BOTH, remark_invalid), 0);
+	(void)len;
+	bed_free(b);
+}
+
 /* A class without marking: every family leaves byte-identical. */
 static void test_no_marking_identical(void **state)
 {
@@ -532,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_ipv6_tagged),
 		cmocka_unit_test(test_qinq),
 		cmocka_unit_test(test_untagged_and_not_ip),
+		cmocka_unit_test(test_pcp_not_ip),
 		cmocka_unit_test(test_no_marking_identical),
 		cmocka_unit_test(test_invalid_left_alone),
 		cmocka_unit_test(test_reload_follows_name),

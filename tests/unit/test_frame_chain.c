@@ -532,6 +532,27 @@ static void test_parse_head(void **state)
 			 PKT_MALFORMED_IPV4_BAD_TOTLEN);
 }
 
+/* Frames per packet (gw_ports.c): the largest frame of an MTU is a QinQ
+ * frame, 14 + 4 + 4 bytes on top of it, and takes the frames counted. */
+static void test_frames_of_mtu(void **state)
+{
+	const uint32_t room = 3840; /* 4096 - 256 */
+
+	(void)state;
+	assert_int_equal(FRAME_L2_MAX, 14 + 4 + 4);
+	assert_int_equal(frame_chain_frames(3818, room), 1);
+	assert_int_equal(frame_chain_frames(3819, room), 2);
+	assert_int_equal(frame_chain_frames(1500, room), 1);
+	assert_int_equal(frame_chain_frames(9000, room), 3);
+	assert_int_equal(frame_chain_frames(1500, 0), 0);
+	for (uint32_t mtu = 68; mtu <= 65535; mtu += 97) {
+		uint32_t n = frame_chain_frames(mtu, room);
+
+		assert_true(n * room >= mtu + 22); /* holds a QinQ frame */
+		assert_true((n - 1) * room < mtu + 22); /* no frame more */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +576,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_parse_head, setup,
 						teardown),
+		cmocka_unit_test(test_frames_of_mtu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,36 +31,54 @@ struct sim_result {
 	uint64_t max_wait_ns; /* arrival -> the pass that takes it */
 };
 
+/* Most TX completions in flight at once in the model. */
+#define SIM_MAX_COMP 64
+/* A sleep while transmissions await completion ends after this at the
+ * latest (worker.c: sleep_budget_ns). */
+#define TX_WAIT_NS (1 * MS)
+
 /* Frames arrive at arrive[0..n) (ascending); run the worker until the
- * last is taken and the worker has gone back to sleep. */
-static void simulate(uint64_t busy_ns, uint64_t coalesce_ns,
-		     const uint64_t *arrive, uint64_t n, struct sim_result *r)
+ * last is taken, its completion reaped, and the worker has gone back to
+ * sleep. A pass forwards the frames it takes (one worker, RX and egress
+ * in the same pass); their TX completions come back comp_ns after the
+ * pass, and the first pass that starts after that reaps them (0: the
+ * next pass, as in copy mode; a zero-copy NIC completes microseconds
+ * after the kick). A completion wakes no sleep. */
+static void simulate_comp(uint64_t busy_ns, uint64_t coalesce_ns,
+			  uint64_t comp_ns, const uint64_t *arrive, uint64_t n,
+			  struct sim_result *r)
 {
 	struct idle_policy p;
 	uint64_t t = 1, next = 0;
-	uint32_t sent = 0;
+	uint64_t comp_at[SIM_MAX_COMP]; /* ascending */
+	uint32_t comp_n[SIM_MAX_COMP], c_head = 0, c_tail = 0;
 
 	*r = (struct sim_result){0};
 	idle_policy_init(&p, busy_ns, coalesce_ns);
-	while (next < n || !r->sleeps || r->frames < n) {
-		uint32_t work = 0;
-		uint64_t start = t, cost;
+	for (;;) {
+		uint32_t work = 0, rx = 0;
+		uint64_t start = t, cost, wake;
 
 		while (next < n && arrive[next] <= start) {
 			if (start - arrive[next] > r->max_wait_ns)
 				r->max_wait_ns = start - arrive[next];
 			next++;
-			work++;
+			rx++;
 		}
-		cost = PASS_NS + work * FRAME_NS;
-		r->frames += work;
-		/* the pass after one that sent frames reaps their TX
-		 * completions: work too */
-		work += sent;
-		sent = work - sent;
+		while (c_head != c_tail &&
+		       comp_at[c_head % SIM_MAX_COMP] <= start)
+			work += comp_n[c_head++ % SIM_MAX_COMP];
+		work += rx;
+		cost = PASS_NS + rx * FRAME_NS;
+		r->frames += rx;
 		t += cost;
 		r->on_cpu_ns += cost;
-		switch (idle_policy_next(&p, work, t)) {
+		if (rx) {
+			assert_true(c_tail - c_head < SIM_MAX_COMP);
+			comp_at[c_tail % SIM_MAX_COMP] = t + comp_ns;
+			comp_n[c_tail++ % SIM_MAX_COMP] = rx;
+		}
+		switch (idle_policy_next(&p, work, rx, t)) {
 		case IDLE_PASS:
 			break;
 		case IDLE_SPIN:
@@ -73,19 +91,26 @@ static void simulate(uint64_t busy_ns, uint64_t coalesce_ns,
 			idle_policy_slept(&p, coalesce_ns + WAKE_NS);
 			break;
 		case IDLE_SLEEP:
-			if (next == n) { /* nothing more will come */
-				r->sleeps++;
-				r->total_ns = t;
+			r->sleeps++;
+			if (next == n && c_head == c_tail) {
+				r->total_ns = t; /* nothing more will come */
 				return;
 			}
-			cost = (arrive[next] > t ? arrive[next] : t) + WAKE_NS;
-			r->sleeps++;
-			idle_policy_slept(&p, cost - t);
-			t = cost;
+			wake = next < n ? arrive[next] : UINT64_MAX;
+			if (c_head != c_tail && t + TX_WAIT_NS < wake)
+				wake = t + TX_WAIT_NS;
+			wake = (wake > t ? wake : t) + WAKE_NS;
+			idle_policy_slept(&p, wake - t);
+			t = wake;
 			break;
 		}
 	}
-	r->total_ns = t;
+}
+
+static void simulate(uint64_t busy_ns, uint64_t coalesce_ns,
+		     const uint64_t *arrive, uint64_t n, struct sim_result *r)
+{
+	simulate_comp(busy_ns, coalesce_ns, 0, arrive, n, r);
 }
 
 static uint64_t *paced(uint64_t n, uint64_t gap_ns)
@@ -127,6 +152,12 @@ static void test_low_rate_naps(void **state)
 		      (unsigned long)on.total_ns, (unsigned long)on.on_cpu_ns,
 		      (unsigned long)on.naps);
 	assert_true(on.total_ns < off.total_ns + 200 * US);
+	/* completions 3 us after the kick (zero-copy): the same naps */
+	simulate_comp(20 * US, 50 * US, 3 * US, a, n, &on);
+	assert_int_equal(on.frames, n);
+	assert_true(on.naps > n / 10);
+	assert_true(on.on_cpu_ns * 100 < on.total_ns * 20);
+	assert_true(on.max_wait_ns <= 50 * US + WAKE_NS + PASS_NS);
 	free(a);
 }
 
@@ -163,6 +194,45 @@ static void test_request_answer_no_wait(void **state)
 	assert_true(r.max_wait_ns <= WAKE_NS);
 }
 
+/* The same on a NIC whose TX completions come back c ns after the
+ * kick (zero-copy: microseconds), for several c: a completion is not a
+ * frame arriving, so reaping one after an idle pass starts no naps.
+ * Neither the request nor its answer waits for a nap, and requests
+ * alone start none. */
+static void test_request_answer_late_completion(void **state)
+{
+	static const uint64_t late[] = {0,	 300 * NS, 1 * US,  3 * US,
+					5 * US,	 9 * US,   12 * US, 19 * US,
+					25 * US, 60 * US,  200 * US};
+	const uint64_t n = 200;
+	uint64_t a[200];
+	struct sim_result r;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(late) / sizeof(late[0]); k++) {
+		for (uint64_t i = 0; i < n; i += 2) {
+			a[i] = 100 * US + i / 2 * MS;
+			a[i + 1] = a[i] + 10 * US;
+		}
+		simulate_comp(20 * US, 50 * US, late[k], a, n, &r);
+		print_message("completion %lu ns late: answer waits %lu ns, "
+			      "%lu naps\n",
+			      (unsigned long)late[k],
+			      (unsigned long)r.max_wait_ns,
+			      (unsigned long)r.naps);
+		assert_int_equal(r.frames, n);
+		assert_true(r.max_wait_ns <= WAKE_NS);
+		assert_true(r.naps <= n / 2);
+
+		for (uint64_t i = 0; i < n; i++)
+			a[i] = 100 * US + i * MS;
+		simulate_comp(20 * US, 50 * US, late[k], a, n, &r);
+		assert_int_equal(r.frames, n);
+		assert_int_equal(r.naps, 0);
+		assert_true(r.max_wait_ns <= WAKE_NS);
+	}
+}
+
 /* Frames faster than the worker takes them: every pass moves some, it
  * never naps nor sleeps before the end. */
 static void test_saturated_never_naps(void **state)
@@ -189,78 +259,97 @@ static void test_steps(void **state)
 
 	(void)state;
 	idle_policy_init(&p, 20 * US, 0);
-	assert_int_equal(idle_policy_next(&p, 3, 1 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 2 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 3 * US), IDLE_SPIN);
-	assert_int_equal(idle_policy_next(&p, 1, 4 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 5 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 21 * US), IDLE_SPIN);
-	assert_int_equal(idle_policy_next(&p, 0, 26 * US), IDLE_SLEEP);
+	assert_int_equal(idle_policy_next(&p, 3, 3, 1 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 2 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 3 * US), IDLE_SPIN);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 4 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 5 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 21 * US), IDLE_SPIN);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 26 * US), IDLE_SLEEP);
 	idle_policy_slept(&p, 55 * US);
 
 	idle_policy_init(&p, 20 * US, 50 * US);
 	/* woken by a frame: no nap */
-	assert_int_equal(idle_policy_next(&p, 1, 1 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 2 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 3 * US), IDLE_SPIN);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 1 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 2 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 3 * US), IDLE_SPIN);
 	/* found while spinning: the next idle pass naps */
-	assert_int_equal(idle_policy_next(&p, 1, 9 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 10 * US), IDLE_NAP);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 9 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 10 * US), IDLE_NAP);
 	idle_policy_slept(&p, 55 * US);
 	/* the nap brought frames: nap again */
-	assert_int_equal(idle_policy_next(&p, 4, 70 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 71 * US), IDLE_NAP);
+	assert_int_equal(idle_policy_next(&p, 4, 4, 70 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 71 * US), IDLE_NAP);
 	idle_policy_slept(&p, 55 * US);
 	/* a frame: its RX pass, its TX completion pass, then a nap */
-	assert_int_equal(idle_policy_next(&p, 1, 128 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 1, 129 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 129 * US), IDLE_NAP);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 128 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 1, 0, 129 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 129 * US), IDLE_NAP);
 	idle_policy_slept(&p, 55 * US);
 	/* it brought a burst (work in 6 back-to-back passes): no nap
 	 * after it, and the spin finds the next frame: nap */
 	for (uint64_t i = 0; i < 6; i++)
-		assert_int_equal(idle_policy_next(&p, 64, (130 + i) * US),
+		assert_int_equal(idle_policy_next(&p, 64, 64, (130 + i) * US),
 				 IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 132 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 133 * US), IDLE_SPIN);
-	assert_int_equal(idle_policy_next(&p, 1, 134 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 135 * US), IDLE_NAP);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 132 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 133 * US), IDLE_SPIN);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 134 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 135 * US), IDLE_NAP);
 	idle_policy_slept(&p, 55 * US);
 	/* it brought nothing: sleep on the sockets at once */
-	assert_int_equal(idle_policy_next(&p, 0, 190 * US), IDLE_SLEEP);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 190 * US), IDLE_SLEEP);
 	idle_policy_slept(&p, 400 * US);
 	/* woken by a frame after that long: spin, then sleep */
-	assert_int_equal(idle_policy_next(&p, 1, 591 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 592 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 593 * US), IDLE_SPIN);
-	assert_int_equal(idle_policy_next(&p, 0, 613 * US), IDLE_SLEEP);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 591 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 592 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 593 * US), IDLE_SPIN);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 613 * US), IDLE_SLEEP);
 	idle_policy_slept(&p, 55 * US);
 	/* a frame that ends a sleep shorter than a nap starts naps (frames
 	 * come that often); one that ends a longer sleep does not */
 	idle_policy_init(&p, 20 * US, 50 * US);
-	assert_int_equal(idle_policy_next(&p, 0, 1 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 30 * US), IDLE_SLEEP);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 1 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 30 * US), IDLE_SLEEP);
 	idle_policy_slept(&p, 12 * US);
-	assert_int_equal(idle_policy_next(&p, 1, 43 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 44 * US), IDLE_NAP);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 43 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 44 * US), IDLE_NAP);
 	idle_policy_slept(&p, 55 * US);
-	assert_int_equal(idle_policy_next(&p, 0, 100 * US), IDLE_SLEEP);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 100 * US), IDLE_SLEEP);
 	idle_policy_slept(&p, 900 * US);
-	assert_int_equal(idle_policy_next(&p, 1, 1031 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 1032 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 1031 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 1032 * US), IDLE_PASS);
+	/* a TX completion reaped after an idle pass is no arrival: no nap,
+	 * the spin goes on from the idle pass, then sleep */
+	idle_policy_init(&p, 20 * US, 50 * US);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 1 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 2 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 3 * US), IDLE_SPIN);
+	assert_int_equal(idle_policy_next(&p, 1, 0, 5 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 6 * US), IDLE_SPIN);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 23 * US), IDLE_SLEEP);
+	idle_policy_slept(&p, 900 * US);
+	/* a nap that brings only completions brought nothing: sleep */
+	assert_int_equal(idle_policy_next(&p, 1, 1, 1000 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 1001 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 1002 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 1003 * US), IDLE_NAP);
+	idle_policy_slept(&p, 55 * US);
+	assert_int_equal(idle_policy_next(&p, 2, 0, 1058 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 1059 * US), IDLE_SLEEP);
+	idle_policy_slept(&p, 900 * US);
 	/* off: never */
 	idle_policy_init(&p, 20 * US, 0);
-	assert_int_equal(idle_policy_next(&p, 0, 1 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 30 * US), IDLE_SLEEP);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 1 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 30 * US), IDLE_SLEEP);
 	idle_policy_slept(&p, 1 * US);
-	assert_int_equal(idle_policy_next(&p, 1, 43 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 44 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 1, 1, 43 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 44 * US), IDLE_PASS);
 	/* back-to-back work: no nap either */
 	idle_policy_init(&p, 20 * US, 50 * US);
 	for (uint64_t i = 1; i < 100; i++)
-		assert_int_equal(idle_policy_next(&p, 1, i * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 100 * US), IDLE_PASS);
-	assert_int_equal(idle_policy_next(&p, 0, 101 * US), IDLE_SPIN);
+		assert_int_equal(idle_policy_next(&p, 1, 1, i * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 100 * US), IDLE_PASS);
+	assert_int_equal(idle_policy_next(&p, 0, 0, 101 * US), IDLE_SPIN);
 }
 
 int main(void)
@@ -269,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_low_rate_naps),
 		cmocka_unit_test(test_request_answer_no_wait),
+		cmocka_unit_test(test_request_answer_late_completion),
 		cmocka_unit_test(test_saturated_never_naps),
 	};
 

@@ -100,9 +100,9 @@ static void test_single_frame_mtu(void **state)
 {
 	(void)state;
 	/* the numbers of xdplane(8), FRAME SIZE */
-	assert_int_equal(kreq_single_frame_mtu(4096, 0), 3822);
-	assert_int_equal(kreq_single_frame_mtu(2048, 0), 1774);
-	assert_int_equal(kreq_single_frame_mtu(4096, 256), 3566);
+	assert_int_equal(kreq_single_frame_mtu(4096, 0), 3818);
+	assert_int_equal(kreq_single_frame_mtu(2048, 0), 1770);
+	assert_int_equal(kreq_single_frame_mtu(4096, 256), 3562);
 	assert_int_equal(kreq_single_frame_mtu(256, 0), 0);
 }
 
@@ -114,7 +114,7 @@ static const struct kreq_port std_ports[2] = {
 static void test_debian12_standard_mtu(void **state)
 {
 	char err[1024];
-	struct kreq_port p[2] = {{"eth1", 3822, true}, {"eth2", 1500, false}};
+	struct kreq_port p[2] = {{"eth1", 3818, true}, {"eth2", 1500, false}};
 
 	(void)state;
 	assert_int_equal(kreq_check("6.1.0-18-amd64", std_ports, 4096, 0, err,
@@ -138,12 +138,12 @@ static void test_debian12_jumbo_refused(void **state)
 	assert_non_null(strstr(err, "ports[0].mtu 9000 (eth1)"));
 	assert_non_null(strstr(err, "XDP_USE_SG"));
 	assert_non_null(strstr(err, "Linux >= 6.6"));
-	assert_non_null(strstr(err, "largest MTU this kernel carries is 3822"));
+	assert_non_null(strstr(err, "largest MTU this kernel carries is 3818"));
 	assert_null(strstr(err, "eth2"));
 	assert_null(strstr(err, "5.10"));
 
 	/* one more byte than a frame holds */
-	p[0].mtu = 3823;
+	p[0].mtu = 3819;
 	assert_int_equal(
 		kreq_check("6.1.0-18-amd64", p, 4096, 0, err, sizeof(err)), -1);
 
@@ -153,7 +153,7 @@ static void test_debian12_jumbo_refused(void **state)
 	assert_int_equal(
 		kreq_check("6.1.0-18-amd64", p, 2048, 0, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "eth2 has MTU 9000 (ports[1].mtu unset"));
-	assert_non_null(strstr(err, "set ports[1].mtu: 1774"));
+	assert_non_null(strstr(err, "set ports[1].mtu: 1770"));
 	assert_null(strstr(err, "eth1"));
 }
 
@@ -190,7 +190,7 @@ static void test_old_kernel_and_unknown(void **state)
 		kreq_check("2.6.78-fc-v1045", p, 4096, 0, err, sizeof(err)),
 		-1);
 	assert_non_null(strstr(err, "Linux >= 5.10"));
-	assert_non_null(strstr(err, "largest MTU this kernel carries is 3822"));
+	assert_non_null(strstr(err, "largest MTU this kernel carries is 3818"));
 	/* a release that does not parse is not refused (the bind decides) */
 	assert_int_equal(kreq_check("weird", p, 4096, 0, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
@@ -202,7 +202,7 @@ static void test_old_kernel_and_unknown(void **state)
 }
 
 /* At most 17 frames per packet on any kernel (frame_chain.h): with
- * 2048-byte frames (1792 B each) an MTU of 17 * 1792 - 18 = 30446. */
+ * 2048-byte frames (1792 B each) an MTU of 17 * 1792 - 22 = 30442. */
 static void test_chain_limit_any_kernel(void **state)
 {
 	struct kreq_port p[2] = {{"gw0", 40000, true}, {"gw1", 1500, false}};
@@ -215,23 +215,71 @@ static void test_chain_limit_any_kernel(void **state)
 	assert_non_null(
 		strstr(err, "gw0: MTU 40000 needs 23 frames of 2048 B"));
 	assert_non_null(strstr(err, "carries at most 17"));
-	assert_non_null(strstr(err, "lower the MTU to 30446 or less"));
+	assert_non_null(strstr(err, "lower the MTU to 30442 or less"));
 	/* a release that does not parse is still held to it */
 	assert_int_equal(kreq_check("weird", p, 2048, 0, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "lower the MTU to 30446"));
-	p[0].mtu = 30446;
+	assert_non_null(strstr(err, "lower the MTU to 30442"));
+	p[0].mtu = 30442;
 	assert_int_equal(
 		kreq_check("6.18.44-fc-v1045", p, 2048, 0, err, sizeof(err)),
 		0);
-	p[0].mtu = 30447;
+	p[0].mtu = 30443;
 	assert_int_equal(
 		kreq_check("6.18.44-fc-v1045", p, 2048, 0, err, sizeof(err)),
 		-1);
-	/* 4096-byte frames: 17 * 3840 - 18 = 65262 (xdplane(8), FRAME SIZE) */
-	p[0].mtu = 65262;
+	/* 4096-byte frames: 17 * 3840 - 22 = 65258 (xdplane(8), FRAME SIZE) */
+	p[0].mtu = 65258;
 	assert_int_equal(kreq_check("6.6", p, 4096, 0, err, sizeof(err)), 0);
-	p[0].mtu = 65263;
+	p[0].mtu = 65259;
 	assert_int_equal(kreq_check("6.6", p, 4096, 0, err, sizeof(err)), -1);
+}
+
+/* The largest frame of an MTU is a QinQ frame: Ethernet header 14, an
+ * 802.1ad S-tag and an 802.1Q C-tag (4 each), then MTU bytes. The MTU
+ * said to fit one UMEM frame, or a chain of 17, fits it with both tags. */
+static void test_qinq_frame_fits(void **state)
+{
+	static const uint32_t sizes[] = {2048, 4096, 8192};
+	static const uint32_t heads[] = {0, 64, 256};
+	const uint32_t qinq = 14 + 4 + 4;
+	char err[1024];
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t k = 0; k < 3; k++) {
+			uint32_t fs = sizes[i], hr = heads[k];
+			uint32_t room = fs - 256 - hr;
+			uint32_t single = kreq_single_frame_mtu(fs, hr);
+			uint32_t chain;
+			struct kreq_port p[2] = {{"gw0", single, true},
+						 {"gw1", 1500, false}};
+
+			print_message("frame %u headroom %u: one frame holds "
+				      "%u B, MTU %u (a QinQ frame of %u B)\n",
+				      fs, hr, room, single, single + qinq);
+			assert_true(single + qinq <= room);
+			assert_int_equal(single + qinq, room);
+			/* 6.1, no multi-buffer: that MTU is carried, one
+			 * more is not */
+			assert_int_equal(kreq_check("6.1.0", p, fs, hr, err,
+						    sizeof(err)),
+					 0);
+			p[0].mtu = single + 1;
+			assert_int_equal(kreq_check("6.1.0", p, fs, hr, err,
+						    sizeof(err)),
+					 -1);
+			/* the chain limit: 17 frames hold the QinQ frame */
+			chain = 17 * room - qinq;
+			p[0].mtu = chain;
+			assert_int_equal(
+				kreq_check("6.6", p, fs, hr, err, sizeof(err)),
+				0);
+			p[0].mtu = chain + 1;
+			assert_int_equal(
+				kreq_check("6.6", p, fs, hr, err, sizeof(err)),
+				-1);
+		}
+	}
 }
 
 int main(void)
@@ -246,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_new_kernels_carry_jumbo),
 		cmocka_unit_test(test_old_kernel_and_unknown),
 		cmocka_unit_test(test_chain_limit_any_kernel),
+		cmocka_unit_test(test_qinq_frame_fits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,17 @@ static struct nic_channels rxtx(uint32_t n, uint32_t max)
 		.max_rx = max, .max_tx = max, .rx = n, .tx = n};
 }
 
+/* combined channels and RX-only ones (ethtool -l: "RX: r, Combined: c"):
+ * RSS spreads over c + r RX queues */
+static struct nic_channels combined_rx(uint32_t c, uint32_t r, uint32_t max)
+{
+	return (struct nic_channels){.max_combined = max,
+				     .max_rx = max,
+				     .max_tx = max,
+				     .combined = c,
+				     .rx = r};
+}
+
 struct plan_case {
 	const char *what;
 	uint32_t queues; /* 0: auto */
@@ -165,7 +176,48 @@ static void test_plans(void **state)
 		 0,
 		 0,
 		 {"eth1: the driver", "eth2: the driver", "rx_no_socket"}},
+		{"auto, combined and RX-only channels: 4 + 4 = 8",
+		 0,
+		 false,
+		 combined_rx(4, 4, 8),
+		 combined(8, 63),
+		 0,
+		 8,
+		 0,
+		 0,
+		 {NULL}},
+		{"auto, combined and RX-only channels, set down",
+		 0,
+		 true,
+		 combined_rx(4, 4, 8),
+		 combined(6, 63),
+		 0,
+		 6,
+		 6,
+		 0,
+		 {NULL}},
 		/* explicit */
+		{"8 on 4 combined + 4 RX-only",
+		 8,
+		 false,
+		 combined_rx(4, 4, 8),
+		 combined(8, 8),
+		 0,
+		 8,
+		 0,
+		 0,
+		 {NULL}},
+		{"4 on 4 combined + 4 RX-only: refused, the RX-only ones go",
+		 4,
+		 false,
+		 combined_rx(4, 4, 8),
+		 combined(4, 8),
+		 -EINVAL,
+		 0,
+		 0,
+		 0,
+		 {"eth1 has 8 RX channels but queues is 4",
+		  "'ethtool -L eth1 combined 4 rx 0'"}},
 		{"1 on 1",
 		 1,
 		 false,
@@ -315,6 +367,12 @@ static void test_channel_helpers(void **state)
 	assert_string_equal(cmd, "ethtool -L eth1 combined 2");
 	nic_channels_cmd(&v, "gw0", 3, cmd, sizeof(cmd));
 	assert_string_equal(cmd, "ethtool -L gw0 rx 3 tx 3");
+	/* combined and RX-only: RSS spreads over both (ethtool: RX queues =
+	 * combined + rx); setting the count drops the RX-only ones */
+	c = combined_rx(4, 4, 8);
+	assert_int_equal(nic_channels_count(&c), 8);
+	nic_channels_cmd(&c, "eth1", 2, cmd, sizeof(cmd));
+	assert_string_equal(cmd, "ethtool -L eth1 combined 2 rx 0");
 }
 
 int main(void)

@@ -149,20 +149,21 @@ static void test_quanta_ns(void **state)
 static void test_headroom(void **state)
 {
 	(void)state;
-	/* 2*(9000+42)*8 + 84*8 + 3840 + 2048 = 151232 bits, plus the round
-	 * trip over 100 m: 1000 ns * R */
+	/* 2*(9000+46)*8 + 84*8 + 3840 + 2048 = 151296 bits (46: a QinQ
+	 * frame's Ethernet header and two tags 22, FCS 4, preamble 8, gap
+	 * 12), plus the round trip over 100 m: 1000 ns * R */
 	assert_int_equal(pfc_headroom_bytes(10 * G, 100, 9000),
-			 (151232 + 10000 + 7) / 8);
+			 (151296 + 10000 + 7) / 8);
 	assert_int_equal(pfc_headroom_bytes(25 * G, 100, 9000),
-			 (151232 + 25000 + 7) / 8);
+			 (151296 + 25000 + 7) / 8);
 	assert_int_equal(pfc_headroom_bytes(100 * G, 100, 9000),
-			 (151232 + 100000 + 7) / 8);
-	assert_int_equal(pfc_headroom_bytes(10 * G, 100, 9000), 20154);
-	assert_int_equal(pfc_headroom_bytes(25 * G, 100, 9000), 22029);
-	assert_int_equal(pfc_headroom_bytes(100 * G, 100, 9000), 31404);
-	/* MTU 1500, 10 m at 100G: 2*1542*8 + 672 + 5888 + 10000 */
+			 (151296 + 100000 + 7) / 8);
+	assert_int_equal(pfc_headroom_bytes(10 * G, 100, 9000), 20162);
+	assert_int_equal(pfc_headroom_bytes(25 * G, 100, 9000), 22037);
+	assert_int_equal(pfc_headroom_bytes(100 * G, 100, 9000), 31412);
+	/* MTU 1500, 10 m at 100G: 2*1546*8 + 672 + 5888 + 10000 */
 	assert_int_equal(pfc_headroom_bytes(100 * G, 10, 1500),
-			 (2 * 1542 * 8 + 672 + 5888 + 10000 + 7) / 8);
+			 (2 * 1546 * 8 + 672 + 5888 + 10000 + 7) / 8);
 }
 
 static const struct pfc_rx_cfg cfg10 = {
