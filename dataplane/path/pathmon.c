@@ -671,6 +671,14 @@ bool pathmon_depart(struct pathmon *pm, const struct pathmon_key *k,
 
 /* ---- events ---- */
 
+/* An event of one of the monitor's flows, into the interval's mark
+ * fraction (events of other flows are not: pathmon.h). */
+static void count_event(struct pathmon *pm, bool mark)
+{
+	pm->int_acks++;
+	pm->int_marks += mark;
+}
+
 static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 			uint64_t now)
 {
@@ -687,6 +695,9 @@ static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 	f = &pm->flows[pm->index[pos].ref];
 	if (tcp_seq_before(f->snd_max, a))
 		return 0; /* acknowledges what never left here */
+	count_event(pm, ev->flags & PATHMON_AF_ECE);
+	if (ev->flags & PATHMON_AF_ECE)
+		ctr_add(&pm->st.ece, 1);
 	f->last_ns = now;
 	/* delivered: the cumulative ACK's advance */
 	if (!(f->st & FS_ACKED)) {
@@ -805,6 +816,7 @@ static uint64_t ack_roce(struct pathmon *pm, const struct pathmon_ack *ev,
 		ctr_add(&pm->st.qpn_unpaired, 1);
 		return 0;
 	}
+	count_event(pm, false);
 	f->last_ns = now;
 	if (!(f->st & FS_ACKED)) {
 		f->acked = a;
@@ -860,28 +872,41 @@ static uint64_t ack_roce(struct pathmon *pm, const struct pathmon_ack *ev,
 	return take_sample(pm, f, ev->seen_ns, now, false);
 }
 
+/* A CNP: a mark of the flow whose requester QP it names, once paired
+ * (learn_sqpn: only an ACK pairs). */
+static void ack_cnp(struct pathmon *pm, const struct pathmon_ack *ev)
+{
+	struct pathmon_key lk = ev->key;
+	uint32_t h, pos;
+
+	lk.proto |= PROTO_SQP;
+	lk.qpn &= PATHMON_PSN_MASK;
+	h = key_hash(&lk, pm->par.seed);
+	pos = idx_probe(pm, &lk, h);
+	if (pm->index[pos].ref == REF_EMPTY) {
+		ctr_add(&pm->st.acks_unmatched, 1);
+		return;
+	}
+	ctr_add(&pm->st.cnps, 1);
+	count_event(pm, true);
+}
+
 uint64_t pathmon_ack(struct pathmon *pm, const struct pathmon_ack *ev,
 		     uint64_t now_ns)
 {
 	advance(pm, now_ns);
-	if (ev->type == PATHMON_EV_CNP) {
-		ctr_add(&pm->st.cnps, 1);
-		pm->int_acks++;
-		pm->int_marks++;
-		return 0;
-	}
-	if (ev->type != PATHMON_EV_TCP && ev->type != PATHMON_EV_ROCE_ACK)
+	if (ev->type != PATHMON_EV_TCP && ev->type != PATHMON_EV_ROCE_ACK &&
+	    ev->type != PATHMON_EV_CNP)
 		return 0;
 	if ((ev->key.family != 4 && ev->key.family != 6) ||
 	    ev->key.proto != (ev->type == PATHMON_EV_TCP ? PATHMON_P_TCP
 							 : PATHMON_P_ROCE))
 		return 0;
-	ctr_add(&pm->st.acks_seen, 1);
-	pm->int_acks++;
-	if (ev->flags & PATHMON_AF_ECE) {
-		ctr_add(&pm->st.ece, 1);
-		pm->int_marks++;
+	if (ev->type == PATHMON_EV_CNP) {
+		ack_cnp(pm, ev);
+		return 0;
 	}
+	ctr_add(&pm->st.acks_seen, 1);
 	if (ev->type == PATHMON_EV_TCP)
 		return ack_tcp(pm, ev, now_ns);
 	return ack_roce(pm, ev, now_ns);

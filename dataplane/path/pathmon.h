@@ -92,9 +92,18 @@
  * bytes make a rate sample; delivery_bps is the maximum over the last
  * rate_intervals intervals (idle intervals count as 0).
  *
- * Congestion signals: each interval, marks / (ACK events + CNPs), where
- * marks = ACKs with ECE + CNPs; mark_frac is its EWMA (gain 2^-mark_shift)
- * over intervals that had events.
+ * Congestion signals: each interval, marks / events, where events = the
+ * TCP and RoCE ACK events and CNPs of the monitor's own flows and marks =
+ * those ACKs with ECE + those CNPs; mark_frac is its EWMA (gain
+ * 2^-mark_shift) over intervals that had events. Own flow: a TCP event
+ * whose flow is in the table (and that acknowledges nothing beyond what
+ * it sent), a RoCE ACK/NAK whose requester QP is paired with a flow (and
+ * within its PSN window), a CNP whose requester QP is paired (CNPs do not
+ * pair). Every other event (another egress task's flows, the data of
+ * flows that enter the port, CNPs of unpaired QPs) is counted in
+ * acks_unmatched (qpn_unpaired), never in the fraction: counted there,
+ * the data entering the port would dilute the marks (25 % marked ACKs
+ * read as under 1 %) and another queue's marks would cut this one's rate.
  *
  * RTT: base = the minimum over minrtt_window_ns, kept as PATHMON_MINRTT_SUB
  * sub-window minima (an old minimum leaves between
@@ -209,7 +218,8 @@ struct pathmon_dep {
 enum pathmon_ev_type {
 	PATHMON_EV_TCP = 1, /* a TCP segment with ACK of the reverse flow */
 	PATHMON_EV_ROCE_ACK = 2, /* RC ACK / atomic ACK (AETH syndrome) */
-	PATHMON_EV_CNP = 3, /* RoCEv2 CNP: a mark, no flow lookup */
+	PATHMON_EV_CNP = 3, /* RoCEv2 CNP: a mark of the flow paired
+			     * with its (addresses, requester QP) */
 };
 
 /* pathmon_ack.flags */
@@ -288,8 +298,9 @@ struct pathmon_stats {
 	ctr_t table_full; /* departures of new flows refused */
 	ctr_t flows_created, flows_expired;
 	ctr_t acks_seen; /* TCP and RoCE ACK events */
-	ctr_t acks_unmatched; /* an event whose flow is not in the table */
-	ctr_t ece, cnps;
+	ctr_t acks_unmatched; /* an event (CNPs included) whose flow is not
+			       * in the table or not paired */
+	ctr_t ece, cnps; /* marks of the monitor's own flows */
 	ctr_t qpn_learned, qpn_unmatched, qpn_ambiguous, qpn_unpaired;
 	ctr_t learn_refused;
 };

@@ -98,6 +98,7 @@ int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns)
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
 		seed ^= (uint64_t)(uintptr_t)a;
 	p.seed = seed;
+	a->shared = &a->own_shared;
 	err = pathmon_init(&a->pm, &p, now_ns);
 	if (err)
 		return err;
@@ -119,6 +120,11 @@ int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r)
 		return -ENOSPC;
 	a->in[a->n_in++] = r;
 	return 0;
+}
+
+void adaptive_share(struct port_adaptive *a, struct adaptive_shared *sh)
+{
+	a->shared = sh;
 }
 
 /* The controller's parameters from the policy's port, for one of div
@@ -399,15 +405,18 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	est.protect_mean_bps /= a->n_prot < ADAPTIVE_PROTECT_N
 					? (a->n_prot ? a->n_prot : 1)
 					: ADAPTIVE_PROTECT_N;
-	/* Marks the gateway set itself (its classes' RED/ECN, once the
-	 * queue is here) come back as ECE and CNPs too: while its own
-	 * marks grow, returning marks say nothing of the path beyond. */
+	/* Marks the gateway set itself (its classes' RED/ECN on any queue
+	 * of the port, once the queue is here) come back as ECE and CNPs
+	 * too: while its own marks grow, returning marks say nothing of
+	 * the path beyond. A time another task stamped after now is now. */
 	own = own_marks(s);
 	if (own != a->own_marks) {
 		a->own_marks = own;
-		a->own_marks_ns = now_ns;
+		__atomic_store_n(&a->shared->own_marks_ns, now_ns,
+				 __ATOMIC_RELAXED);
 	}
-	if (a->own_marks_ns && now_ns - a->own_marks_ns < ADAPTIVE_OWN_MARKS_NS)
+	own = __atomic_load_n(&a->shared->own_marks_ns, __ATOMIC_RELAXED);
+	if (own && (own >= now_ns || now_ns - own < ADAPTIVE_OWN_MARKS_NS))
 		est.mark_frac = 0;
 	dec = a->er.decisions;
 	cuts = a->er.cuts;

@@ -28,13 +28,17 @@
  * pure ACKs and unmeasured traffic (UDP) count as delivered in the same
  * proportion: at a steady bottleneck it equals the shaper rate the path
  * carries.
- * Marks: returning congestion marks (TCP ECE, RoCE CNPs: the last
- * interval's fraction, when at least ADAPTIVE_MARK_MIN) cut the rate only
- * when the gateway's own classes set no CE mark in the last
- * ADAPTIVE_OWN_MARKS_NS: once the queue is in the gateway its RED/ECN
- * marks come back the same way, and counting them would cut the rate
- * again and again (measured on the spine bench: the rate at the floor,
- * the collective 7x slower).
+ * Marks: returning congestion marks (TCP ECE, RoCE CNPs of the monitor's
+ * own flows: the last interval's fraction, when at least
+ * ADAPTIVE_MARK_MIN) cut the rate only when no egress task of the port
+ * (struct adaptive_shared: every queue's scheduler) set a CE mark in the
+ * last ADAPTIVE_OWN_MARKS_NS: once the queue is in the gateway its
+ * RED/ECN marks come back the same way, and counting them would cut the
+ * rate again and again (measured on the spine bench: the rate at the
+ * floor, the collective 7x slower). Port-wide, as the queues share the
+ * port: while any of them marks, the gateway holds the queue, and a
+ * returning mark another queue pairs with a flow of its own (RoCE pairs
+ * QPs between two hosts by PSN window) may answer it.
  * What the port sent (bytes charged, over ADAPTIVE_SENT_NS) bounds the
  * delivery rate the controller believes (edge_rate's sent_bps).
  * What the classes above the lowest level sent (the scheduler's sent
@@ -174,6 +178,14 @@ struct adaptive_view {
 	struct adaptive_decision hist[EDGE_RATE_HISTORY];
 };
 
+/* What the egress tasks of one port share (adaptive_share): when any of
+ * their schedulers last set a CE mark, in the clock of the task that saw
+ * its marks grow (0: never). Written and read with relaxed atomics by
+ * every egress task of the port; no other field. */
+struct adaptive_shared {
+	uint64_t own_marks_ns;
+} __cacheline_aligned;
+
 struct port_adaptive {
 	bool on;
 	int port;
@@ -203,7 +215,8 @@ struct port_adaptive {
 					      * period (a ring) */
 	uint32_t n_prot; /* periods measured, in [0, 2 x ADAPTIVE_PROTECT_N) */
 	uint64_t own_marks; /* CE marks of the scheduler at the last decision */
-	uint64_t own_marks_ns; /* when they last grew; 0: never */
+	struct adaptive_shared *shared; /* the port's (or own_shared) */
+	struct adaptive_shared own_shared; /* alone on the port */
 	uint32_t seen_hist; /* er.n_hist at the last publication */
 	uint64_t pub_ns; /* time of the last publication */
 	struct adaptive_counters ctr;
@@ -221,6 +234,10 @@ int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns);
 void adaptive_fini(struct port_adaptive *a);
 /* Take events from ring r too. Thread: set-up. 0 or -ENOSPC. */
 int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r);
+/* Share sh with the other egress tasks of the port (their own marks
+ * silence the returning marks of all). Alone until called. Thread:
+ * set-up. */
+void adaptive_share(struct port_adaptive *a, struct adaptive_shared *sh);
 
 /* Would adaptive_configure() accept the policy's settings for port
  * `port`? 0, or -EINVAL with the reason in *why. For the control plane. */

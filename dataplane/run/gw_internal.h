@@ -89,6 +89,9 @@ struct gateway {
 	struct feedback_ring *hint; /* unit u: control thread -> eg[u] */
 	struct pathmon_ring *path; /* [u * queues + j]: rx[u] -> the egress
 				    * task j of rx[u]'s port (adaptive) */
+	struct adaptive_shared *path_shared; /* per port: what the egress
+					      * tasks transmitting on it share
+					      * (adaptive) */
 	struct worker *w;
 	uint32_t n_workers;
 	struct plc_result plc; /* workers, unit -> worker, memory node */

@@ -155,6 +155,19 @@ static int setup_path_rings(struct gateway *gw)
 	return err;
 }
 
+/* Adaptive egress: what the egress tasks of each port share
+ * (adaptive_share). */
+static int setup_path_shared(struct gateway *gw)
+{
+	gw->path_shared = gw_zalloc_aligned(GW_PORTS, sizeof(*gw->path_shared));
+	if (!gw->path_shared)
+		return -ENOMEM;
+	for (uint32_t u = 0; u < gw->n_units; u++)
+		adaptive_share(&gw->eg[u].adapt,
+			       &gw->path_shared[1 - gw_unit_port(gw, u)]);
+	return 0;
+}
+
 int gw_units_setup(struct gateway *gw)
 {
 	uint32_t n = gw->n_units, per_part = umem_frames_per_part(&gw->umem);
@@ -202,6 +215,8 @@ int gw_units_setup(struct gateway *gw)
 	err = setup_dcqcn_paths(gw, per_part);
 	if (!err)
 		err = setup_path_rings(gw);
+	if (!err)
+		err = setup_path_shared(gw);
 	if (err)
 		return err;
 	for (uint32_t u = 0; u < n; u++)
@@ -313,6 +328,7 @@ void gw_units_fini(struct gateway *gw)
 			pathmon_ring_fini(&gw->path[u * gw->p.queues + j]);
 	}
 	free(gw->path);
+	free(gw->path_shared);
 	free(gw->np_ho);
 	free(gw->np_ret);
 	free(gw->fb);

@@ -82,6 +82,12 @@ struct sim {
 	uint64_t dropped; /* packets its buffer refused */
 	struct pend_ack acks[MAX_ACKS];
 	uint32_t ack_head, ack_tail;
+	/* ECE on every ece_every-th ACK (0: none) */
+	uint32_t ece_every, acks_sent;
+	/* another queue of the port: its task polls each pass, its
+	 * scheduler sets peer_marks CE marks per pass */
+	struct sim *peer;
+	uint32_t peer_marks;
 	/* what the test measures */
 	double rate_lo, rate_hi; /* extremes of the shaper's rate */
 };
@@ -241,8 +247,9 @@ static void returns(struct sim *m)
 	while (m->ack_head != m->ack_tail &&
 	       m->acks[m->ack_head % MAX_ACKS].at <= m->now) {
 		const struct pend_ack *pa = &m->acks[m->ack_head++ % MAX_ACKS];
-		uint32_t len = tcp_frame(f, 2, 1, 5001, 40000, 1, pa->ack, 0x10,
-					 9, pa->tsecr, 0);
+		bool ece = m->ece_every && m->acks_sent++ % m->ece_every == 0;
+		uint32_t len = tcp_frame(f, 2, 1, 5001, 40000, 1, pa->ack,
+					 ece ? 0x50 : 0x10, 9, pa->tsecr, 0);
 
 		assert_int_equal(pkt_parse(f, len, &pm), 0);
 		assert_true(pathmon_ack_of(f, len, &pm, m->now, &ev));
@@ -284,6 +291,10 @@ static struct run_stats run(struct sim *m, uint64_t dur_ns)
 		double r;
 
 		returns(m);
+		if (m->peer) {
+			ctr_add(&m->peer->s.st[0].ecn_marks, m->peer_marks);
+			adaptive_poll(&m->peer->a, &m->peer->s, m->now);
+		}
 		if (m->a.on)
 			adaptive_poll(&m->a, &m->s, m->now);
 		upper(m);
@@ -377,6 +388,38 @@ static void test_half_rate_beyond(void **state)
 	assert_true(st_off.queue_mean_ns > 10 * st.queue_mean_ns);
 	assert_int_equal(ctr_read(&off->a.ctr.decisions), 0);
 	sim_free(off);
+}
+
+/* The port's queues share their own marks: while queue 1's classes set
+ * CE marks, the returning marks of queue 0's flows (25 % ECE, the path
+ * beyond twice the line: no queue there) do not cut queue 0; once queue
+ * 1 stopped marking for ADAPTIVE_OWN_MARKS_NS, they do. */
+static void test_own_marks_port_wide(void **state)
+{
+	struct sim *m = sim_new(true, 2.0 * LINE_BPS),
+		   *q1 = sim_new(true, 2.0 * LINE_BPS);
+	struct adaptive_shared sh;
+
+	(void)state;
+	memset(&sh, 0, sizeof(sh));
+	adaptive_share(&m->a, &sh);
+	adaptive_share(&q1->a, &sh);
+	m->peer = q1;
+	m->peer_marks = 1;
+	m->ece_every = 4;
+	run(m, 500000000ull);
+	print_message("queue 1 marking: queue 0's rate %.1f..%.1f Mbit/s, "
+		      "%lu cuts\n",
+		      m->rate_lo / 1e6, m->rate_hi / 1e6,
+		      (unsigned long)ctr_read(&m->a.ctr.cuts));
+	assert_int_equal(ctr_read(&m->a.ctr.cuts), 0);
+	assert_true(m->rate_lo == (double)LINE_BPS);
+	m->peer_marks = 0;
+	run(m, 2 * ADAPTIVE_OWN_MARKS_NS);
+	assert_true(ctr_read(&m->a.ctr.cuts) > 0);
+	assert_true(m->rate_lo < 0.95 * LINE_BPS);
+	sim_free(q1);
+	sim_free(m);
 }
 
 /* Capacity steps 100 % -> 50 % -> 80 % of the line. */
@@ -612,6 +655,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_half_rate_beyond),
 		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_own_marks_port_wide),
 		cmocka_unit_test(test_upper_classes_kept),
 		cmocka_unit_test(test_gateway_is_bottleneck),
 		cmocka_unit_test(test_backlog_below_rate_no_drop),
