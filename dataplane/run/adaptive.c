@@ -127,6 +127,13 @@ void adaptive_share(struct port_adaptive *a, struct adaptive_shared *sh)
 	a->shared = sh;
 }
 
+void adaptive_set_owner(struct port_adaptive *a, struct path_owner *o,
+			uint32_t queue)
+{
+	a->owner = o;
+	a->queue = queue;
+}
+
 /* The controller's parameters from the policy's port, for one of div
  * queues sharing its rate (sched_set_queue_share). */
 static void params_of(const struct qos_port *pp, uint32_t div,
@@ -240,6 +247,8 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 			continue;
 		if (pathmon_dep_of(f, h, &m, &k, &dep)) {
 			pathmon_depart(&a->pm, &k, &dep, now_ns);
+			if (a->owner)
+				path_owner_set(a->owner, &k, a->queue);
 			payload += dep.bytes;
 		}
 	}

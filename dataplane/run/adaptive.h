@@ -10,8 +10,9 @@
  *     hands out is parsed (pkt_parse, its headers only) and recorded in
  *     the path monitor (path/pathmon.h: samples, sequence state);
  *  2. events: the RX tasks of the same port post the returning TCP ACKs,
- *     RoCE ACKs/NAKs and CNPs they see (pathmon_ack_of) on one SPSC ring
- *     each (path/pathmon_ring.h); the owner drains them into the monitor;
+ *     RoCE ACKs/NAKs and CNPs they see (pathmon_ack_of) of the flows this
+ *     task sends (Multi-queue, below) on one SPSC ring each
+ *     (path/pathmon_ring.h); the owner drains them into the monitor;
  *  3. decision: when the controller (cc/edge_rate.h) is due -- at most
  *     once per smoothed RTT -- the monitor's estimate (base RTT, srtt,
  *     delivery rate, mark fraction) gives the rate, and the scheduler's
@@ -57,10 +58,23 @@
  *
  * Multi-queue: each egress task (port, queue) has its own monitor and
  * controller over the flows it transmits, and its own shaper (the
- * scheduler's port bucket is per queue). Every RX task of the port posts
- * each event to every egress task of the port (the reverse flow's RSS
- * queue says nothing about the forward flow's); a monitor counts events
- * of flows it does not have as unmatched.
+ * scheduler's port bucket is per queue). Every RX task of the port has a
+ * ring to every egress task of the port, and posts each event to the one
+ * that sends its flow: the reverse direction's RSS queue says nothing
+ * about the forward one's, so the egress tasks record, as their flows
+ * leave, which queue sends each (adaptive_set_owner: the port's
+ * path/path_owner.h table, TCP by the whole key, RoCE by the two hosts),
+ * and the RX task looks the event's flow up there. An event of a flow no
+ * queue of the port sends (the data of the flows entering the port,
+ * which carry the ACK bit; a flow that has not left since adaptive came
+ * on, or whose entry another took) is not posted, and counted
+ * (rx_counters.path_events_unowned). RoCE between two hosts that several
+ * queues send to goes to each of them, whose monitors pair the QPs. The
+ * table is a hint: what a monitor gets that is not its own (a tag
+ * collision, a RoCE pair of another queue) it counts unmatched, never
+ * in its estimate (pathmon.h). What is shared by the port's tasks:
+ * the table and the time of the last own CE mark (struct
+ * adaptive_shared).
  *
  * Live reload (adaptive_configure, called by the owner right after the
  * scheduler took the new policy, whose port bucket is then at the
@@ -83,6 +97,7 @@
 #include "bits.h"
 #include "counters.h"
 #include "edge_rate.h"
+#include "path_owner.h"
 #include "pathmon.h"
 #include "pathmon_ring.h"
 #include "qos.h"
@@ -217,6 +232,9 @@ struct port_adaptive {
 	uint64_t own_marks; /* CE marks of the scheduler at the last decision */
 	struct adaptive_shared *shared; /* the port's (or own_shared) */
 	struct adaptive_shared own_shared; /* alone on the port */
+	struct path_owner *owner; /* the port's flow -> queue table, NULL:
+				   * none (adaptive_set_owner) */
+	uint32_t queue; /* this task's queue in it */
 	uint32_t seen_hist; /* er.n_hist at the last publication */
 	uint64_t pub_ns; /* time of the last publication */
 	struct adaptive_counters ctr;
@@ -238,6 +256,11 @@ int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r);
  * silence the returning marks of all). Alone until called. Thread:
  * set-up. */
 void adaptive_share(struct port_adaptive *a, struct adaptive_shared *sh);
+/* Record in o, as flows leave, that queue `queue` sends them (the port's
+ * RX tasks post their events here alone: path_owner.h). Thread:
+ * set-up. */
+void adaptive_set_owner(struct port_adaptive *a, struct path_owner *o,
+			uint32_t queue);
 
 /* Would adaptive_configure() accept the policy's settings for port
  * `port`? 0, or -EINVAL with the reason in *why. For the control plane. */

@@ -43,8 +43,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include "adaptive.h"
+#include "fake_xsk.h"
 #include "pkt_build.h"
 #include "pkt_parse.h"
+#include "rx_task.h"
 #include "tc_sched.h"
 
 #define LINE_BPS 100000000ull /* ports[].rate */
@@ -422,6 +424,147 @@ static void test_own_marks_port_wide(void **state)
 	sim_free(m);
 }
 
+/* A frame of m's leaves the gateway (through its scheduler's
+ * departures: adaptive_departures). */
+static void depart(struct sim *m, const uint8_t *frame, uint32_t len)
+{
+	uint32_t slot = m->next_slot++ % NFRAMES;
+	uint8_t *f = m->mem + (size_t)slot * 2048;
+	struct frame_desc d;
+	struct pkt_meta pm;
+
+	memcpy(f, frame, len);
+	assert_int_equal(pkt_parse(f, len, &pm), 0);
+	d.addr = (uint64_t)slot * 2048;
+	d.len = len;
+	d.meta = sched_meta_pack(0, pm.ecn, pm.l3, pm.l3_off) |
+		 sched_meta_l4_of(&pm);
+	adaptive_departures(&m->a, m->mem, &d, NULL, 1, m->now);
+}
+
+/* The RX task of port 1 and its UMEM (fake socket), posting path events
+ * to two queues' monitors. */
+struct rx_bed {
+	struct umem_area umem;
+	struct fake_socket sock;
+	struct qos_policy pol;
+	struct classifier cls;
+	struct handoff_ring ho;
+	struct return_ring ret;
+	struct rx_task rx;
+	struct path_owner owner;
+};
+
+/* One frame in through the RX task; the events each ring got. */
+static void rx_frame(struct rx_bed *b, const uint8_t *f, uint32_t len,
+		     struct sim *q0, struct sim *q1, uint32_t want0,
+		     uint32_t want1)
+{
+	struct pathmon_ack ev[4];
+	struct frame_desc d[4];
+
+	assert_int_equal(fake_kernel_rx(&b->sock, &b->umem, f, len, 1), 1);
+	rx_task_poll_at(&b->rx, q0->now);
+	assert_int_equal(handoff_ring_dequeue(&b->ho, d, 4), 1);
+	d[0].addr = umem_frame_start(&b->umem, d[0].addr);
+	assert_int_equal(return_ring_enqueue(&b->ret, &d[0].addr, 1), 1);
+	assert_int_equal(pathmon_ring_dequeue(&q0->ring, ev, 4), want0);
+	if (want0)
+		pathmon_ack(&q0->a.pm, &ev[0], q0->now);
+	assert_int_equal(pathmon_ring_dequeue(&q1->ring, ev, 4), want1);
+	if (want1)
+		pathmon_ack(&q1->a.pm, &ev[0], q1->now);
+}
+
+/* Several queues: the port's RX task posts an event to the monitor of the
+ * queue that sends its flow (the egress tasks record it as their flows
+ * leave: path_owner.h), whatever queue it came in on. Queue 1 sends TCP
+ * flow A, queue 0 flow B: A's ACKs (pure, or on data going the other
+ * way) reach queue 1 alone, B's queue 0 alone; the data of a flow that
+ * enters the port reaches no one (path_events_unowned); RoCE between
+ * two hosts reaches its one sender, both once both send to that host.
+ * No monitor sees an event of a flow it does not have. */
+static void test_events_to_owner(void **state)
+{
+	struct sim *q0 = sim_new(true, LINE_BPS), *q1 = sim_new(true, LINE_BPS);
+	struct rx_bed *b = calloc(1, sizeof(*b));
+	uint8_t f[2048];
+	uint32_t len;
+
+	(void)state;
+	assert_non_null(b);
+	assert_int_equal(umem_area_init_plain(&b->umem, 256, 2048, 1), 0);
+	fake_socket_init(&b->sock, 0);
+	policy(&b->pol, true);
+	assert_int_equal(classifier_build(&b->cls, &b->pol), 0);
+	assert_int_equal(handoff_ring_init(&b->ho, 64), 0);
+	assert_int_equal(return_ring_init(&b->ret, 256), 0);
+	assert_int_equal(rx_task_init(&b->rx, &b->sock.q, &b->umem, 0, &b->cls,
+				      &b->ho, 32, 2048 - FAKE_HEADROOM),
+			 0);
+	rx_task_add_return(&b->rx, &b->ret);
+	assert_int_equal(rx_task_add_path(&b->rx, &q0->ring, 1), 0);
+	assert_int_equal(rx_task_add_path(&b->rx, &q1->ring, 1), 0);
+	assert_int_equal(path_owner_init(&b->owner, 1024, 42), 0);
+	rx_task_set_path_owner(&b->rx, &b->owner);
+	adaptive_set_owner(&q0->a, &b->owner, 0);
+	adaptive_set_owner(&q1->a, &b->owner, 1);
+	rx_task_set_dcqcn(&b->rx, &b->pol);
+	assert_true(b->rx.path_on);
+	rx_task_refill(&b->rx);
+
+	/* flow A (10.0.0.1:40000 -> 10.0.0.2:5001) leaves by queue 1,
+	 * flow B (:40002) by queue 0 */
+	for (uint32_t i = 0; i < 2; i++) {
+		len = tcp_frame(f, 1, 2, 40000, 5001, 1 + i * SEG, 1, 0x10, 0,
+				0, SEG);
+		depart(q1, f, len);
+		len = tcp_frame(f, 1, 2, 40002, 5001, 1 + i * SEG, 1, 0x10, 0,
+				0, SEG);
+		depart(q0, f, len);
+	}
+	/* A's pure ACK */
+	len = tcp_frame(f, 2, 1, 5001, 40000, 1, 1 + SEG, 0x10, 0, 0, 0);
+	rx_frame(b, f, len, q0, q1, 0, 1);
+	/* B's */
+	len = tcp_frame(f, 2, 1, 5001, 40002, 1, 1 + SEG, 0x10, 0, 0, 0);
+	rx_frame(b, f, len, q0, q1, 1, 0);
+	/* A's ACK on a segment with data going the other way */
+	len = tcp_frame(f, 2, 1, 5001, 40000, 1, 1 + 2 * SEG, 0x10, 0, 0, 500);
+	rx_frame(b, f, len, q0, q1, 0, 1);
+	/* the data of a flow that enters the port here: no one's */
+	len = tcp_frame(f, 2, 1, 6000, 7000, 1, 1, 0x10, 0, 0, SEG);
+	rx_frame(b, f, len, q0, q1, 0, 0);
+	assert_int_equal(ctr_read(&b->rx.ctr.path_events_unowned), 1);
+	assert_int_equal(ctr_read(&b->rx.ctr.path_events), 3);
+
+	/* RoCE to host 3: queue 0 sends; then queue 1 to it as well */
+	len = roce_frame(f, 1, 3, 0x04, 0x12, 100, true, 1000, -1);
+	depart(q0, f, len);
+	len = roce_frame(f, 3, 1, 0x11, 0x13, 100, false, 0, 0x1f);
+	rx_frame(b, f, len, q0, q1, 1, 0);
+	len = roce_frame(f, 1, 3, 0x04, 0x22, 5000, true, 1000, -1);
+	depart(q1, f, len);
+	len = roce_frame(f, 3, 1, 0x11, 0x13, 100, false, 0, 0x1f);
+	rx_frame(b, f, len, q0, q1, 1, 1);
+
+	/* each monitor: the TCP events it got were its own flows'; queue 1
+	 * got the RoCE ACK of a QP of queue 0's (pairing tells) */
+	assert_int_equal(ctr_read(&q0->a.pm.st.acks_seen), 3);
+	assert_int_equal(ctr_read(&q1->a.pm.st.acks_seen), 3);
+	assert_int_equal(ctr_read(&q0->a.pm.st.acks_unmatched), 0);
+	assert_int_equal(ctr_read(&q1->a.pm.st.acks_unmatched), 1);
+
+	rx_task_fini(&b->rx);
+	handoff_ring_fini(&b->ho);
+	return_ring_fini(&b->ret);
+	path_owner_fini(&b->owner);
+	umem_area_fini(&b->umem);
+	free(b);
+	sim_free(q1);
+	sim_free(q0);
+}
+
 /* Capacity steps 100 % -> 50 % -> 80 % of the line. */
 static void test_steps(void **state)
 {
@@ -656,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_half_rate_beyond),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_own_marks_port_wide),
+		cmocka_unit_test(test_events_to_owner),
 		cmocka_unit_test(test_upper_classes_kept),
 		cmocka_unit_test(test_gateway_is_bottleneck),
 		cmocka_unit_test(test_backlog_below_rate_no_drop),

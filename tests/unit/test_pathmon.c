@@ -25,6 +25,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "bits.h"
+#include "path_owner.h"
 #include "pathmon.h"
 #include "pkt_parse.h"
 #include "pkt_tcp.h"
@@ -685,6 +686,55 @@ static void test_marks_own_flows(void **state)
 	assert_int_equal(ctr_read(&pm.st.cnps), 3);
 	assert_int_equal(ctr_read(&pm.st.acks_unmatched), 3000 + 200 + 1);
 	pathmon_fini(&pm);
+}
+
+/* ---- the flow -> queue table of a port (path_owner.h) ---- */
+
+static void test_path_owner(void **state)
+{
+	struct path_owner o;
+	struct pathmon_key k, r1 = rkey(5, 0x10), r2 = rkey(5, 0x20),
+			      ra = rkey(5, 0x11), r6 = rkey(6, 0x10);
+	uint32_t found = 0;
+
+	assert_int_equal(path_owner_init(&o, 0, 1), -EINVAL);
+	assert_int_equal(path_owner_init(&o, 1000, 1), 0);
+	assert_int_equal(path_owner_mem_bytes(&o), 1024 * 4);
+	k = tkey(1);
+	assert_int_equal(path_owner_find(&o, &k), PATH_OWNER_NONE);
+	path_owner_set(&o, &k, 3);
+	assert_int_equal(path_owner_find(&o, &k), 3);
+	path_owner_set(&o, &k, 5); /* TCP: the last sender */
+	assert_int_equal(path_owner_find(&o, &k), 5);
+	/* RoCE: the hosts; an ACK's key (the requester's QP) finds them */
+	path_owner_set(&o, &r1, 2);
+	assert_int_equal(path_owner_find(&o, &ra), 2);
+	assert_int_equal(path_owner_find(&o, &r6), PATH_OWNER_NONE);
+	path_owner_set(&o, &r2, 2);
+	assert_int_equal(path_owner_find(&o, &ra), 2);
+	path_owner_set(&o, &r2, 4);
+	assert_int_equal(path_owner_find(&o, &ra), PATH_OWNER_SEVERAL);
+	path_owner_set(&o, &r1, 2);
+	assert_int_equal(path_owner_find(&o, &ra), PATH_OWNER_SEVERAL);
+	/* twice the flows the table holds: the last ones are found, a
+	 * flow never set is not, and nothing is found wrong */
+	for (uint32_t i = 100; i < 2148; i++) {
+		k = tkey(i);
+		path_owner_set(&o, &k, i % 7);
+	}
+	for (uint32_t i = 100; i < 2148; i++) {
+		int q;
+
+		k = tkey(i);
+		q = path_owner_find(&o, &k);
+		assert_true(q == PATH_OWNER_NONE || q == (int)(i % 7));
+		found += q != PATH_OWNER_NONE;
+	}
+	k = tkey(1);
+	k.dport = 1;
+	assert_int_equal(path_owner_find(&o, &k), PATH_OWNER_NONE);
+	assert_true(found >= 900 && found <= 1024);
+	path_owner_fini(&o);
 }
 
 /* ---- windowed min RTT and srtt ---- */
@@ -1352,6 +1402,7 @@ int main(void)
 		cmocka_unit_test(test_delivery_rate_roce),
 		cmocka_unit_test(test_marks),
 		cmocka_unit_test(test_marks_own_flows),
+		cmocka_unit_test(test_path_owner),
 		cmocka_unit_test(test_min_rtt_window),
 		cmocka_unit_test(test_exact_ring),
 		cmocka_unit_test(test_srtt),
