@@ -552,6 +552,8 @@ static bool depart_tcp(struct pathmon *pm, struct pathmon_flow *f,
 	if (retx)
 		memset(f->dep_ns, 0, sizeof(f->dep_ns));
 	if (tcp_seq_before(f->snd_max, d->end)) {
+		/* new payload (a FIN's sequence number is none) */
+		pm->new_bytes += MIN(d->bytes, d->end - f->snd_max);
 		f->snd_max = d->end;
 		f->last_dep_ns = now;
 		if (!retx && d->end != d->seq) {
@@ -603,6 +605,7 @@ static bool depart_roce(struct pathmon *pm, struct pathmon_flow *f,
 	f->snd_max = psn;
 	f->last_dep_ns = now;
 	if (!(d->flags & PATHMON_DF_NOSAMPLE)) {
+		pm->new_bytes += d->bytes;
 		f->dep_end[f->dep_pos] = psn;
 		f->dep_ns[f->dep_pos] = now;
 		f->dep_pos = (uint8_t)((f->dep_pos + 1) % PATHMON_DEP_RING);

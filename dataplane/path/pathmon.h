@@ -90,7 +90,10 @@
  * packet, or the event's bytes when the RX side knew them) to the
  * port's current interval. At the end of each interval_ns the interval's
  * bytes make a rate sample; delivery_bps is the maximum over the last
- * rate_intervals intervals (idle intervals count as 0).
+ * rate_intervals intervals (idle intervals count as 0). What left that
+ * such ACKs can deliver, the payload of new data of the flows in the
+ * table (not retransmissions, not flows the table refused), is summed
+ * in new_bytes.
  *
  * Congestion signals: each interval, marks / events, where events = the
  * TCP and RoCE ACK events and CNPs of the monitor's own flows and marks =
@@ -376,6 +379,11 @@ struct pathmon {
 	/* the per-ms budgets */
 	uint64_t budget_ms;
 	uint32_t budget_used, learn_used;
+	/* payload of new data (TCP: beyond the highest sequence sent; RoCE:
+	 * requests with a PSN after the highest sent) that left in flows
+	 * already in the table: what their ACKs can deliver. In all, for
+	 * the owner to take differences of. */
+	uint64_t new_bytes;
 	/* the current interval */
 	uint64_t int_start;
 	uint64_t int_bytes;

@@ -230,8 +230,7 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 	struct pathmon_key k;
 	struct pathmon_dep dep;
 	struct pkt_meta m;
-
-	uint64_t wire = 0, payload = 0;
+	uint64_t wire = 0, new0 = a->pm.new_bytes;
 
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *f = base + d[i].addr;
@@ -249,11 +248,12 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 			pathmon_depart(&a->pm, &k, &dep, now_ns);
 			if (a->owner)
 				path_owner_set(a->owner, &k, a->queue);
-			payload += dep.bytes;
 		}
 	}
 	a->dep_wire += wire;
-	a->dep_payload += payload;
+	/* the payload the monitor's delivery rate can count: new data of
+	 * the flows it tracks */
+	a->dep_payload += a->pm.new_bytes - new0;
 }
 
 /* Bytes the classes above the lowest level have sent, in all (none when

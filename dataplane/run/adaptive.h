@@ -23,12 +23,14 @@
  * acknowledged; the shaper charges every frame (length + overhead). The
  * delivery rate the controller sees is scaled by the ratio of the bytes
  * the shaper charged for departures to the measured payload among them
- * (over periods of ADAPTIVE_RATIO_NS, smoothed with gain 1/2; periods
- * without measured payload leave it: per decision, a burst of unmeasured
- * UDP doubled the ratio and with it the delivery rate), so headers,
- * pure ACKs and unmeasured traffic (UDP) count as delivered in the same
- * proportion: at a steady bottleneck it equals the shaper rate the path
- * carries.
+ * -- new data of the flows the monitor tracks, what its delivery rate can
+ * count: not retransmissions, not flows its table refused -- (over
+ * periods of ADAPTIVE_RATIO_NS, smoothed with gain 1/2; periods without
+ * measured payload leave it: per decision, a burst of unmeasured UDP
+ * doubled the ratio and with it the delivery rate), so headers, pure
+ * ACKs, retransmissions and unmeasured traffic (UDP, untracked flows)
+ * count as delivered in the same proportion: at a steady bottleneck it
+ * equals the shaper rate the path carries.
  * Marks: returning congestion marks (TCP ECE, RoCE CNPs of the monitor's
  * own flows: the last interval's fraction, when at least
  * ADAPTIVE_MARK_MIN) cut the rate only when no egress task of the port
@@ -214,7 +216,8 @@ struct port_adaptive {
 	uint64_t policy_bps; /* ports[].rate of the running policy */
 	uint32_t overhead; /* bytes the shaper charges per frame on top */
 	uint64_t dep_wire; /* bytes the shaper charged for departures */
-	uint64_t dep_payload; /* payload of the measured flows among them */
+	uint64_t dep_payload; /* new payload of the measured flows among
+			       * them (pathmon's new_bytes) */
 	uint64_t ratio_wire, ratio_payload; /* the same, this ratio period */
 	uint64_t ratio_ns; /* start of the ratio period; 0: none yet */
 	double wire_ratio; /* their ratio, smoothed over periods; 0: none */

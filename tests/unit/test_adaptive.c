@@ -565,6 +565,58 @@ static void test_events_to_owner(void **state)
 	sim_free(q0);
 }
 
+/* The wire / payload ratio divides what the shaper charged by the
+ * payload the monitor's delivery rate can count: new data of the flows
+ * it tracks. Each ms flow A sends 5 segments of new data and retransmits
+ * 5, flow C (its table full: not tracked) sends 5: 15 frames for 5
+ * payloads delivered, not 15. */
+static void test_wire_ratio(void **state)
+{
+	struct sim *m = sim_new(true, LINE_BPS);
+	struct pathmon_params p;
+	uint8_t f[2048];
+	uint32_t len = 0, seq = 1, cseq = 1;
+	double want;
+
+	(void)state;
+	pathmon_fini(&m->a.pm);
+	pathmon_params_default(&p);
+	p.max_flows = 2;
+	assert_int_equal(pathmon_init(&m->a.pm, &p, m->now), 0);
+	/* A and B fill the table */
+	len = tcp_frame(f, 1, 2, 40001, 5001, 1, 1, 0x10, 0, 0, SEG);
+	depart(m, f, len);
+	len = tcp_frame(f, 1, 2, 40000, 5001, seq, 1, 0x10, 0, 0, SEG);
+	depart(m, f, len);
+	seq += SEG;
+	for (uint32_t ms = 0; ms < 1000; ms++) {
+		for (uint32_t i = 0; i < 5; i++, seq += SEG) {
+			len = tcp_frame(f, 1, 2, 40000, 5001, seq, 1, 0x10, 0,
+					0, SEG);
+			depart(m, f, len);
+		}
+		for (uint32_t i = 0; i < 5; i++) {
+			len = tcp_frame(f, 1, 2, 40000, 5001,
+					seq - (5 - i) * SEG, 1, 0x10, 0, 0,
+					SEG);
+			depart(m, f, len);
+		}
+		for (uint32_t i = 0; i < 5; i++, cseq += SEG) {
+			len = tcp_frame(f, 1, 2, 40002, 5001, cseq, 1, 0x10, 0,
+					0, SEG);
+			depart(m, f, len);
+		}
+		m->now += 1000000;
+		adaptive_poll(&m->a, &m->s, m->now);
+	}
+	want = 15.0 * (len + m->a.overhead) / (5.0 * SEG);
+	print_message("wire / payload %.3f (want %.3f)\n", m->a.wire_ratio,
+		      want);
+	assert_true(ctr_read(&m->a.pm.st.table_full) >= 5000);
+	assert_near(m->a.wire_ratio, want, 0.01);
+	sim_free(m);
+}
+
 /* Capacity steps 100 % -> 50 % -> 80 % of the line. */
 static void test_steps(void **state)
 {
@@ -800,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_own_marks_port_wide),
 		cmocka_unit_test(test_events_to_owner),
+		cmocka_unit_test(test_wire_ratio),
 		cmocka_unit_test(test_upper_classes_kept),
 		cmocka_unit_test(test_gateway_is_bottleneck),
 		cmocka_unit_test(test_backlog_below_rate_no_drop),
