@@ -11,7 +11,10 @@
  *
  * The key is the data's direction (struct pathmon_key, as
  * pathmon_dep_of() and pathmon_ack_of() fill it):
- *   TCP:  the whole key (family, addresses, ports);
+ *   TCP:  the whole key (family, addresses, ports), recorded by the
+ *         segments with payload: a flow of pure ACKs is the reverse of
+ *         a flow that enters the port, whose data segments (with the
+ *         ACK bit) are what comes back for it, no one's events;
  *   RoCE: the two hosts only (family, addresses; QP 0): the data carries
  *         the responder's QP, its ACKs and CNPs the requester's, and the
  *         hosts are what the two directions share. When two queues send

@@ -37,6 +37,10 @@ enum {
 	FS_TS = 1u << 0, /* TCP: the flow carries timestamps, ts_max valid */
 	FS_ACKED = 1u << 1, /* acked valid */
 	FS_SQPN = 1u << 2, /* RoCE: sqpn learned, role-1 key in the index */
+	FS_DATA = 1u << 3, /* TCP: a segment with payload left (a flow of
+			    * pure ACKs is the reverse of a flow that
+			    * enters the port: what comes back for it is
+			    * that flow's data, not ACKs of ours) */
 };
 
 void pathmon_params_default(struct pathmon_params *p)
@@ -536,12 +540,15 @@ static bool depart_tcp(struct pathmon *pm, struct pathmon_flow *f,
 		/* the connection starts (over): its sequence and timestamp
 		 * spaces are new */
 		f->pend = PATHMON_NONE;
-		f->st = d->flags & PATHMON_DF_TS ? FS_TS : 0;
+		f->st = (d->flags & PATHMON_DF_TS ? FS_TS : 0) |
+			(d->bytes ? FS_DATA : 0);
 		f->snd_max = d->end;
 		f->ts_max = d->tsval;
 		memset(f->dep_ns, 0, sizeof(f->dep_ns));
 		return false;
 	}
+	if (d->bytes)
+		f->st |= FS_DATA;
 	/* Karn: a segment carrying sequence space that starts below what
 	 * was sent is a retransmission */
 	retx = d->end != d->seq && tcp_seq_before(d->seq, f->snd_max);
@@ -653,6 +660,8 @@ bool pathmon_depart(struct pathmon *pm, const struct pathmon_key *k,
 		f = flow_new(pm, k, h, pos, now_ns);
 		if (k->proto == PATHMON_P_TCP) {
 			f->snd_max = d->end;
+			if (d->bytes)
+				f->st |= FS_DATA;
 			if (d->flags & PATHMON_DF_TS) {
 				f->st |= FS_TS;
 				f->ts_max = d->tsval;
@@ -696,6 +705,12 @@ static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 		return 0;
 	}
 	f = &pm->flows[pm->index[pos].ref];
+	if (!(f->st & FS_DATA)) {
+		/* the data of the flow entering the port, whose pure ACKs
+		 * leave here: nothing of ours to acknowledge */
+		ctr_add(&pm->st.acks_unmatched, 1);
+		return 0;
+	}
 	if (tcp_seq_before(f->snd_max, a))
 		return 0; /* acknowledges what never left here */
 	count_event(pm, ev->flags & PATHMON_AF_ECE);

@@ -99,8 +99,10 @@
  * TCP and RoCE ACK events and CNPs of the monitor's own flows and marks =
  * those ACKs with ECE + those CNPs; mark_frac is its EWMA (gain
  * 2^-mark_shift) over intervals that had events. Own flow: a TCP event
- * whose flow is in the table (and that acknowledges nothing beyond what
- * it sent), a RoCE ACK/NAK whose requester QP is paired with a flow (and
+ * whose flow is in the table and has sent payload (a flow of pure ACKs
+ * is the reverse of a flow entering the port: the segments that come
+ * back for it are that flow's data) and that acknowledges nothing beyond
+ * what it sent, a RoCE ACK/NAK whose requester QP is paired with a flow (and
  * within its PSN window), a CNP whose requester QP is paired (CNPs do not
  * pair). Every other event (another egress task's flows, the data of
  * flows that enter the port, CNPs of unpaired QPs) is counted in
@@ -302,7 +304,8 @@ struct pathmon_stats {
 	ctr_t flows_created, flows_expired;
 	ctr_t acks_seen; /* TCP and RoCE ACK events */
 	ctr_t acks_unmatched; /* an event (CNPs included) whose flow is not
-			       * in the table or not paired */
+			       * in the table, not paired, or (TCP) has
+			       * sent no payload */
 	ctr_t ece, cnps; /* marks of the monitor's own flows */
 	ctr_t qpn_learned, qpn_unmatched, qpn_ambiguous, qpn_unpaired;
 	ctr_t learn_refused;

@@ -246,7 +246,10 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 			continue;
 		if (pathmon_dep_of(f, h, &m, &k, &dep)) {
 			pathmon_depart(&a->pm, &k, &dep, now_ns);
-			if (a->owner)
+			/* a TCP flow of pure ACKs is the reverse of one
+			 * entering the port: what comes back is its data */
+			if (a->owner &&
+			    (dep.bytes || k.proto == PATHMON_P_ROCE))
 				path_owner_set(a->owner, &k, a->queue);
 		}
 	}

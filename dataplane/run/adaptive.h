@@ -65,17 +65,18 @@
  * that sends its flow: the reverse direction's RSS queue says nothing
  * about the forward one's, so the egress tasks record, as their flows
  * leave, which queue sends each (adaptive_set_owner: the port's
- * path/path_owner.h table, TCP by the whole key, RoCE by the two hosts),
- * and the RX task looks the event's flow up there. An event of a flow no
- * queue of the port sends (the data of the flows entering the port,
- * which carry the ACK bit; a flow that has not left since adaptive came
- * on, or whose entry another took) is not posted, and counted
- * (rx_counters.path_events_unowned). RoCE between two hosts that several
- * queues send to goes to each of them, whose monitors pair the QPs. The
- * table is a hint: what a monitor gets that is not its own (a tag
- * collision, a RoCE pair of another queue) it counts unmatched, never
- * in its estimate (pathmon.h). What is shared by the port's tasks:
- * the table and the time of the last own CE mark (struct
+ * path/path_owner.h table, TCP by the whole key of the segments with
+ * payload, RoCE by the two hosts), and the RX task looks the event's
+ * flow up there. An event of a flow no queue of the port sends (the
+ * data of the flows entering the port, which carry the ACK bit: the
+ * pure ACKs this port sends for them carry no payload; a flow that has
+ * not left since adaptive came on, or whose entry another took) is not
+ * posted, and counted (rx_counters.path_events_unowned). RoCE between
+ * two hosts that several queues send to goes to each of them, whose
+ * monitors pair the QPs. The table is a hint: what a monitor gets that
+ * is not its own (a tag collision, a RoCE pair of another queue) it
+ * counts unmatched, never in its estimate (pathmon.h). What the port's
+ * tasks share: the table and the time of the last own CE mark (struct
  * adaptive_shared).
  *
  * Live reload (adaptive_configure, called by the owner right after the

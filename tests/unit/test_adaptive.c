@@ -481,7 +481,8 @@ static void rx_frame(struct rx_bed *b, const uint8_t *f, uint32_t len,
  * leave: path_owner.h), whatever queue it came in on. Queue 1 sends TCP
  * flow A, queue 0 flow B: A's ACKs (pure, or on data going the other
  * way) reach queue 1 alone, B's queue 0 alone; the data of a flow that
- * enters the port reaches no one (path_events_unowned); RoCE between
+ * enters the port reaches no one (path_events_unowned), also when a
+ * queue sends that flow's pure ACKs; RoCE between
  * two hosts reaches its one sender, both once both send to that host.
  * No monitor sees an event of a flow it does not have. */
 static void test_events_to_owner(void **state)
@@ -537,6 +538,13 @@ static void test_events_to_owner(void **state)
 	rx_frame(b, f, len, q0, q1, 0, 0);
 	assert_int_equal(ctr_read(&b->rx.ctr.path_events_unowned), 1);
 	assert_int_equal(ctr_read(&b->rx.ctr.path_events), 3);
+	/* traffic both ways: queue 0 sends the pure ACKs of flow E, which
+	 * enters the port here; E's data is no one's event */
+	len = tcp_frame(f, 1, 2, 40004, 5001, 1, 1, 0x10, 0, 0, 0);
+	depart(q0, f, len);
+	len = tcp_frame(f, 2, 1, 5001, 40004, 1, 1, 0x10, 0, 0, SEG);
+	rx_frame(b, f, len, q0, q1, 0, 0);
+	assert_int_equal(ctr_read(&b->rx.ctr.path_events_unowned), 2);
 
 	/* RoCE to host 3: queue 0 sends; then queue 1 to it as well */
 	len = roce_frame(f, 1, 3, 0x04, 0x12, 100, true, 1000, -1);

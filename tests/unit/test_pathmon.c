@@ -688,6 +688,50 @@ static void test_marks_own_flows(void **state)
 	pathmon_fini(&pm);
 }
 
+/* Traffic both ways: a flow whose departures are pure ACKs is the
+ * reverse of a flow that enters the port; the segments that come back
+ * for it are that flow's data (with the ACK bit), not ACKs of data that
+ * left: they are not events of the mark fraction. */
+static void test_marks_reverse_data(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(21), rev = tkey(22);
+	struct pathmon_ack ev;
+	struct pathmon_est e;
+	uint64_t t;
+
+	params(&p);
+	p.interval_ns = 10 * MS;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	dep_at(&pm, &k, 0, 100000, 0, 0);
+	/* the ACKs of the data that enters: the flow rev, no payload */
+	dep_at(&pm, &rev, 5000, 0, 0, 0);
+	dep_at(&pm, &rev, 5000, 0, 0, 1 * US);
+	for (uint32_t i = 0; i < 3100; i++) {
+		t = 10 * US + i * 3 * US;
+		if (i % 31 == 0) {
+			ev = tack(&k, (i / 31) * 100, 0, t);
+			if ((i / 31) % 4 == 0)
+				ev.flags |= PATHMON_AF_ECE;
+		} else {
+			ev = tack(&rev, 5000, 0, t); /* its data */
+		}
+		pathmon_ack(&pm, &ev, t);
+	}
+	pathmon_estimate(&pm, 10 * MS, &e);
+	assert_true(near(e.mark_frac_last, 0.25, 1e-9));
+	assert_int_equal(ctr_read(&pm.st.acks_unmatched), 3000);
+	/* once it sends data of its own, its ACKs count */
+	dep_at(&pm, &rev, 5000, 1000, 0, 11 * MS);
+	ev = tack(&rev, 6000, 0, 12 * MS);
+	ev.flags |= PATHMON_AF_ECE;
+	pathmon_ack(&pm, &ev, 12 * MS);
+	pathmon_estimate(&pm, 20 * MS, &e);
+	assert_true(near(e.mark_frac_last, 1.0, 1e-9));
+	pathmon_fini(&pm);
+}
+
 /* ---- the flow -> queue table of a port (path_owner.h) ---- */
 
 static void test_path_owner(void **state)
@@ -1402,6 +1446,7 @@ int main(void)
 		cmocka_unit_test(test_delivery_rate_roce),
 		cmocka_unit_test(test_marks),
 		cmocka_unit_test(test_marks_own_flows),
+		cmocka_unit_test(test_marks_reverse_data),
 		cmocka_unit_test(test_path_owner),
 		cmocka_unit_test(test_min_rtt_window),
 		cmocka_unit_test(test_exact_ring),
