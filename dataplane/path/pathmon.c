@@ -38,6 +38,10 @@ enum {
 	FS_TS = 1u << 0, /* TCP: the flow carries timestamps, ts_max valid */
 	FS_ACKED = 1u << 1, /* acked valid */
 	FS_SQPN = 1u << 2, /* RoCE: sqpn learned, role-1 key in the index */
+	FS_DATA = 1u << 3, /* TCP: a segment with payload left (a flow of
+			    * pure ACKs is the reverse of a flow that
+			    * enters the port: what comes back for it is
+			    * that flow's data, not ACKs of ours) */
 };
 
 void pathmon_params_default(struct pathmon_params *p)
@@ -545,12 +549,15 @@ static bool depart_tcp(struct pathmon *pm, struct pathmon_flow *f,
 		/* the connection starts (over): its sequence and timestamp
 		 * spaces are new */
 		f->pend = PATHMON_NONE;
-		f->st = d->flags & PATHMON_DF_TS ? FS_TS : 0;
+		f->st = (d->flags & PATHMON_DF_TS ? FS_TS : 0) |
+			(d->bytes ? FS_DATA : 0);
 		f->snd_max = d->end;
 		f->ts_max = d->tsval;
 		memset(f->dep_ns, 0, sizeof(f->dep_ns));
 		return false;
 	}
+	if (d->bytes)
+		f->st |= FS_DATA;
 	/* Karn: a segment carrying sequence space that starts below what
 	 * was sent is a retransmission */
 	retx = d->end != d->seq && tcp_seq_before(d->seq, f->snd_max);
@@ -561,6 +568,8 @@ static bool depart_tcp(struct pathmon *pm, struct pathmon_flow *f,
 	if (retx)
 		memset(f->dep_ns, 0, sizeof(f->dep_ns));
 	if (tcp_seq_before(f->snd_max, d->end)) {
+		/* new payload (a FIN's sequence number is none) */
+		pm->new_bytes += MIN(d->bytes, d->end - f->snd_max);
 		f->snd_max = d->end;
 		f->last_dep_ns = now;
 		if (!retx && d->end != d->seq) {
@@ -612,6 +621,7 @@ static bool depart_roce(struct pathmon *pm, struct pathmon_flow *f,
 	f->snd_max = psn;
 	f->last_dep_ns = now;
 	if (!(d->flags & PATHMON_DF_NOSAMPLE)) {
+		pm->new_bytes += d->bytes;
 		f->dep_end[f->dep_pos] = psn;
 		f->dep_ns[f->dep_pos] = now;
 		f->dep_pos = (uint8_t)((f->dep_pos + 1) % PATHMON_DEP_RING);
@@ -659,6 +669,8 @@ bool pathmon_depart(struct pathmon *pm, const struct pathmon_key *k,
 		f = flow_new(pm, k, h, pos, now_ns);
 		if (k->proto == PATHMON_P_TCP) {
 			f->snd_max = d->end;
+			if (d->bytes)
+				f->st |= FS_DATA;
 			if (d->flags & PATHMON_DF_TS) {
 				f->st |= FS_TS;
 				f->ts_max = d->tsval;
@@ -680,6 +692,14 @@ bool pathmon_depart(struct pathmon *pm, const struct pathmon_key *k,
 
 /* ---- events ---- */
 
+/* An event of one of the monitor's flows, into the interval's mark
+ * fraction (events of other flows are not: pathmon.h). */
+static void count_event(struct pathmon *pm, bool mark)
+{
+	pm->int_acks++;
+	pm->int_marks += mark;
+}
+
 static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 			uint64_t now)
 {
@@ -694,8 +714,17 @@ static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 		return 0;
 	}
 	f = &pm->flows[pm->index[pos].ref];
+	if (!(f->st & FS_DATA)) {
+		/* the data of the flow entering the port, whose pure ACKs
+		 * leave here: nothing of ours to acknowledge */
+		ctr_add(&pm->st.acks_unmatched, 1);
+		return 0;
+	}
 	if (tcp_seq_before(f->snd_max, a))
 		return 0; /* acknowledges what never left here */
+	count_event(pm, ev->flags & PATHMON_AF_ECE);
+	if (ev->flags & PATHMON_AF_ECE)
+		ctr_add(&pm->st.ece, 1);
 	f->last_ns = now;
 	/* delivered: the cumulative ACK's advance */
 	if (!(f->st & FS_ACKED)) {
@@ -814,6 +843,7 @@ static uint64_t ack_roce(struct pathmon *pm, const struct pathmon_ack *ev,
 		ctr_add(&pm->st.qpn_unpaired, 1);
 		return 0;
 	}
+	count_event(pm, false);
 	f->last_ns = now;
 	if (!(f->st & FS_ACKED)) {
 		f->acked = a;
@@ -869,28 +899,41 @@ static uint64_t ack_roce(struct pathmon *pm, const struct pathmon_ack *ev,
 	return take_sample(pm, f, ev->seen_ns, now, false);
 }
 
+/* A CNP: a mark of the flow whose requester QP it names, once paired
+ * (learn_sqpn: only an ACK pairs). */
+static void ack_cnp(struct pathmon *pm, const struct pathmon_ack *ev)
+{
+	struct pathmon_key lk = ev->key;
+	uint32_t h, pos;
+
+	lk.proto |= PROTO_SQP;
+	lk.qpn &= PATHMON_PSN_MASK;
+	h = key_hash(&lk, pm->par.seed);
+	pos = idx_probe(pm, &lk, h);
+	if (pm->index[pos].ref == REF_EMPTY) {
+		ctr_add(&pm->st.acks_unmatched, 1);
+		return;
+	}
+	ctr_add(&pm->st.cnps, 1);
+	count_event(pm, true);
+}
+
 uint64_t pathmon_ack(struct pathmon *pm, const struct pathmon_ack *ev,
 		     uint64_t now_ns)
 {
 	advance(pm, now_ns);
-	if (ev->type == PATHMON_EV_CNP) {
-		ctr_add(&pm->st.cnps, 1);
-		pm->int_acks++;
-		pm->int_marks++;
-		return 0;
-	}
-	if (ev->type != PATHMON_EV_TCP && ev->type != PATHMON_EV_ROCE_ACK)
+	if (ev->type != PATHMON_EV_TCP && ev->type != PATHMON_EV_ROCE_ACK &&
+	    ev->type != PATHMON_EV_CNP)
 		return 0;
 	if ((ev->key.family != 4 && ev->key.family != 6) ||
 	    ev->key.proto != (ev->type == PATHMON_EV_TCP ? PATHMON_P_TCP
 							 : PATHMON_P_ROCE))
 		return 0;
-	ctr_add(&pm->st.acks_seen, 1);
-	pm->int_acks++;
-	if (ev->flags & PATHMON_AF_ECE) {
-		ctr_add(&pm->st.ece, 1);
-		pm->int_marks++;
+	if (ev->type == PATHMON_EV_CNP) {
+		ack_cnp(pm, ev);
+		return 0;
 	}
+	ctr_add(&pm->st.acks_seen, 1);
 	if (ev->type == PATHMON_EV_TCP)
 		return ack_tcp(pm, ev, now_ns);
 	return ack_roce(pm, ev, now_ns);

@@ -90,11 +90,25 @@
  * packet, or the event's bytes when the RX side knew them) to the
  * port's current interval. At the end of each interval_ns the interval's
  * bytes make a rate sample; delivery_bps is the maximum over the last
- * rate_intervals intervals (idle intervals count as 0).
+ * rate_intervals intervals (idle intervals count as 0). What left that
+ * such ACKs can deliver, the payload of new data of the flows in the
+ * table (not retransmissions, not flows the table refused), is summed
+ * in new_bytes.
  *
- * Congestion signals: each interval, marks / (ACK events + CNPs), where
- * marks = ACKs with ECE + CNPs; mark_frac is its EWMA (gain 2^-mark_shift)
- * over intervals that had events.
+ * Congestion signals: each interval, marks / events, where events = the
+ * TCP and RoCE ACK events and CNPs of the monitor's own flows and marks =
+ * those ACKs with ECE + those CNPs; mark_frac is its EWMA (gain
+ * 2^-mark_shift) over intervals that had events. Own flow: a TCP event
+ * whose flow is in the table and has sent payload (a flow of pure ACKs
+ * is the reverse of a flow entering the port: the segments that come
+ * back for it are that flow's data) and that acknowledges nothing beyond
+ * what it sent, a RoCE ACK/NAK whose requester QP is paired with a flow (and
+ * within its PSN window), a CNP whose requester QP is paired (CNPs do not
+ * pair). Every other event (another egress task's flows, the data of
+ * flows that enter the port, CNPs of unpaired QPs) is counted in
+ * acks_unmatched (qpn_unpaired), never in the fraction: counted there,
+ * the data entering the port would dilute the marks (25 % marked ACKs
+ * read as under 1 %) and another queue's marks would cut this one's rate.
  *
  * RTT: base = the minimum over minrtt_window_ns, kept as PATHMON_MINRTT_SUB
  * sub-window minima (an old minimum leaves between
@@ -209,7 +223,8 @@ struct pathmon_dep {
 enum pathmon_ev_type {
 	PATHMON_EV_TCP = 1, /* a TCP segment with ACK of the reverse flow */
 	PATHMON_EV_ROCE_ACK = 2, /* RC ACK / atomic ACK (AETH syndrome) */
-	PATHMON_EV_CNP = 3, /* RoCEv2 CNP: a mark, no flow lookup */
+	PATHMON_EV_CNP = 3, /* RoCEv2 CNP: a mark of the flow paired
+			     * with its (addresses, requester QP) */
 };
 
 /* pathmon_ack.flags */
@@ -288,8 +303,10 @@ struct pathmon_stats {
 	ctr_t table_full; /* departures of new flows refused */
 	ctr_t flows_created, flows_expired;
 	ctr_t acks_seen; /* TCP and RoCE ACK events */
-	ctr_t acks_unmatched; /* an event whose flow is not in the table */
-	ctr_t ece, cnps;
+	ctr_t acks_unmatched; /* an event (CNPs included) whose flow is not
+			       * in the table, not paired, or (TCP) has
+			       * sent no payload */
+	ctr_t ece, cnps; /* marks of the monitor's own flows */
 	ctr_t qpn_learned, qpn_unmatched, qpn_ambiguous, qpn_unpaired;
 	ctr_t learn_refused;
 };
@@ -365,6 +382,11 @@ struct pathmon {
 	/* the per-ms budgets */
 	uint64_t budget_ms;
 	uint32_t budget_used, learn_used;
+	/* payload of new data (TCP: beyond the highest sequence sent; RoCE:
+	 * requests with a PSN after the highest sent) that left in flows
+	 * already in the table: what their ACKs can deliver. In all, for
+	 * the owner to take differences of. */
+	uint64_t new_bytes;
 	/* the current interval */
 	uint64_t int_start;
 	uint64_t int_bytes;

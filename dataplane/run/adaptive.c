@@ -124,6 +124,7 @@ int adaptive_init(struct port_adaptive *a, int port, uint64_t now_ns)
 {
 	memset(a, 0, sizeof(*a));
 	a->port = port;
+	a->shared = &a->own_shared;
 	a->seed = now_ns;
 	if (getrandom(&a->seed, sizeof(a->seed), GRND_NONBLOCK) !=
 	    sizeof(a->seed))
@@ -162,6 +163,18 @@ int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r)
 		return -ENOSPC;
 	a->in[a->n_in++] = r;
 	return 0;
+}
+
+void adaptive_share(struct port_adaptive *a, struct adaptive_shared *sh)
+{
+	a->shared = sh;
+}
+
+void adaptive_set_owner(struct port_adaptive *a, struct path_owner *o,
+			uint32_t queue)
+{
+	a->owner = o;
+	a->queue = queue;
 }
 
 /* The controller's parameters from the policy's port, for one of div
@@ -272,8 +285,7 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 	struct pathmon_key k;
 	struct pathmon_dep dep;
 	struct pkt_meta m;
-
-	uint64_t wire = 0, payload = 0;
+	uint64_t wire = 0, new0 = a->pm.new_bytes;
 
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *f = base + d[i].addr;
@@ -289,11 +301,17 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 			continue;
 		if (pathmon_dep_of(f, h, &m, &k, &dep)) {
 			pathmon_depart(&a->pm, &k, &dep, now_ns);
-			payload += dep.bytes;
+			/* a TCP flow of pure ACKs is the reverse of one
+			 * entering the port: what comes back is its data */
+			if (a->owner &&
+			    (dep.bytes || k.proto == PATHMON_P_ROCE))
+				path_owner_set(a->owner, &k, a->queue);
 		}
 	}
 	a->dep_wire += wire;
-	a->dep_payload += payload;
+	/* the payload the monitor's delivery rate can count: new data of
+	 * the flows it tracks */
+	a->dep_payload += a->pm.new_bytes - new0;
 }
 
 /* Bytes and frames the classes above the lowest level have sent, in all
@@ -461,15 +479,18 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	est.protect_mean_bps /= a->n_prot < ADAPTIVE_PROTECT_N
 					? (a->n_prot ? a->n_prot : 1)
 					: ADAPTIVE_PROTECT_N;
-	/* Marks the gateway set itself (its classes' RED/ECN, once the
-	 * queue is here) come back as ECE and CNPs too: while its own
-	 * marks grow, returning marks say nothing of the path beyond. */
+	/* Marks the gateway set itself (its classes' RED/ECN on any queue
+	 * of the port, once the queue is here) come back as ECE and CNPs
+	 * too: while its own marks grow, returning marks say nothing of
+	 * the path beyond. A time another task stamped after now is now. */
 	own = own_marks(s);
 	if (own != a->own_marks) {
 		a->own_marks = own;
-		a->own_marks_ns = now_ns;
+		__atomic_store_n(&a->shared->own_marks_ns, now_ns,
+				 __ATOMIC_RELAXED);
 	}
-	if (a->own_marks_ns && now_ns - a->own_marks_ns < ADAPTIVE_OWN_MARKS_NS)
+	own = __atomic_load_n(&a->shared->own_marks_ns, __ATOMIC_RELAXED);
+	if (own && (own >= now_ns || now_ns - own < ADAPTIVE_OWN_MARKS_NS))
 		est.mark_frac = 0;
 	dec = a->er.decisions;
 	cuts = a->er.cuts;

@@ -10,8 +10,9 @@
  *     hands out is parsed (pkt_parse, its headers only) and recorded in
  *     the path monitor (path/pathmon.h: samples, sequence state);
  *  2. events: the RX tasks of the same port post the returning TCP ACKs,
- *     RoCE ACKs/NAKs and CNPs they see (pathmon_ack_of) on one SPSC ring
- *     each (path/pathmon_ring.h); the owner drains them into the monitor;
+ *     RoCE ACKs/NAKs and CNPs they see (pathmon_ack_of) of the flows this
+ *     task sends (Multi-queue, below) on one SPSC ring each
+ *     (path/pathmon_ring.h); the owner drains them into the monitor;
  *  3. decision: when the controller (cc/edge_rate.h) is due -- at most
  *     once per smoothed RTT -- the monitor's estimate (base RTT, srtt,
  *     delivery rate, mark fraction) gives the rate, and the scheduler's
@@ -24,19 +25,25 @@
  * acknowledged; the shaper charges every frame (length + overhead). The
  * delivery rate the controller sees is scaled by the ratio of the bytes
  * the shaper charged for departures to the measured payload among them
- * (over periods of ADAPTIVE_RATIO_NS, smoothed with gain 1/2; periods
- * without measured payload leave it: per decision, a burst of unmeasured
- * UDP doubled the ratio and with it the delivery rate), so headers,
- * pure ACKs and unmeasured traffic (UDP) count as delivered in the same
- * proportion: at a steady bottleneck it equals the shaper rate the path
- * carries.
- * Marks: returning congestion marks (TCP ECE, RoCE CNPs: the last
- * interval's fraction, when at least ADAPTIVE_MARK_MIN) cut the rate only
- * when the gateway's own classes set no CE mark in the last
- * ADAPTIVE_OWN_MARKS_NS: once the queue is in the gateway its RED/ECN
- * marks come back the same way, and counting them would cut the rate
- * again and again (measured on the spine bench: the rate at the floor,
- * the collective 7x slower).
+ * -- new data of the flows the monitor tracks, what its delivery rate can
+ * count: not retransmissions, not flows its table refused -- (over
+ * periods of ADAPTIVE_RATIO_NS, smoothed with gain 1/2; periods without
+ * measured payload leave it: per decision, a burst of unmeasured UDP
+ * doubled the ratio and with it the delivery rate), so headers, pure
+ * ACKs, retransmissions and unmeasured traffic (UDP, untracked flows)
+ * count as delivered in the same proportion: at a steady bottleneck it
+ * equals the shaper rate the path carries.
+ * Marks: returning congestion marks (TCP ECE, RoCE CNPs of the monitor's
+ * own flows: the last interval's fraction, when at least
+ * ADAPTIVE_MARK_MIN) cut the rate only when no egress task of the port
+ * (struct adaptive_shared: every queue's scheduler) set a CE mark in the
+ * last ADAPTIVE_OWN_MARKS_NS: once the queue is in the gateway its
+ * RED/ECN marks come back the same way, and counting them would cut the
+ * rate again and again (measured on the spine bench: the rate at the
+ * floor, the collective 7x slower). Port-wide, as the queues share the
+ * port: while any of them marks, the gateway holds the queue, and a
+ * returning mark another queue pairs with a flow of its own (RoCE pairs
+ * QPs between two hosts by PSN window) may answer it.
  * What the port sent (bytes charged, over ADAPTIVE_SENT_NS) bounds the
  * delivery rate the controller believes (edge_rate's sent_bps).
  * What the classes above the lowest level sent (what the shaper charged
@@ -56,10 +63,24 @@
  *
  * Multi-queue: each egress task (port, queue) has its own monitor and
  * controller over the flows it transmits, and its own shaper (the
- * scheduler's port bucket is per queue). Every RX task of the port posts
- * each event to every egress task of the port (the reverse flow's RSS
- * queue says nothing about the forward flow's); a monitor counts events
- * of flows it does not have as unmatched.
+ * scheduler's port bucket is per queue). Every RX task of the port has a
+ * ring to every egress task of the port, and posts each event to the one
+ * that sends its flow: the reverse direction's RSS queue says nothing
+ * about the forward one's, so the egress tasks record, as their flows
+ * leave, which queue sends each (adaptive_set_owner: the port's
+ * path/path_owner.h table, TCP by the whole key of the segments with
+ * payload, RoCE by the two hosts), and the RX task looks the event's
+ * flow up there. An event of a flow no queue of the port sends (the
+ * data of the flows entering the port, which carry the ACK bit: the
+ * pure ACKs this port sends for them carry no payload; a flow that has
+ * not left since adaptive came on, or whose entry another took) is not
+ * posted, and counted (rx_counters.path_events_unowned). RoCE between
+ * two hosts that several queues send to goes to each of them, whose
+ * monitors pair the QPs. The table is a hint: what a monitor gets that
+ * is not its own (a tag collision, a RoCE pair of another queue) it
+ * counts unmatched, never in its estimate (pathmon.h). What the port's
+ * tasks share: the table and the time of the last own CE mark (struct
+ * adaptive_shared).
  *
  * Live reload (adaptive_configure, called by the owner right after the
  * scheduler took the new policy, whose port bucket is then at the
@@ -93,6 +114,7 @@
 #include "bits.h"
 #include "counters.h"
 #include "edge_rate.h"
+#include "path_owner.h"
 #include "pathmon.h"
 #include "pathmon_ring.h"
 #include "qos.h"
@@ -193,6 +215,14 @@ struct adaptive_view {
 	struct adaptive_decision hist[EDGE_RATE_HISTORY];
 };
 
+/* What the egress tasks of one port share (adaptive_share): when any of
+ * their schedulers last set a CE mark, in the clock of the task that saw
+ * its marks grow (0: never). Written and read with relaxed atomics by
+ * every egress task of the port; no other field. */
+struct adaptive_shared {
+	uint64_t own_marks_ns;
+} __cacheline_aligned;
+
 struct port_adaptive {
 	bool on;
 	int port;
@@ -209,7 +239,8 @@ struct port_adaptive {
 	uint64_t policy_bps; /* ports[].rate of the running policy */
 	uint32_t overhead; /* bytes the shaper charges per frame on top */
 	uint64_t dep_wire; /* bytes the shaper charged for departures */
-	uint64_t dep_payload; /* payload of the measured flows among them */
+	uint64_t dep_payload; /* new payload of the measured flows among
+			       * them (pathmon's new_bytes) */
 	uint64_t ratio_wire, ratio_payload; /* the same, this ratio period */
 	uint64_t ratio_ns; /* start of the ratio period; 0: none yet */
 	double wire_ratio; /* their ratio, smoothed over periods; 0: none */
@@ -226,7 +257,11 @@ struct port_adaptive {
 					      * period (a ring) */
 	uint32_t n_prot; /* periods measured, in [0, 2 x ADAPTIVE_PROTECT_N) */
 	uint64_t own_marks; /* CE marks of the scheduler at the last decision */
-	uint64_t own_marks_ns; /* when they last grew; 0: never */
+	struct adaptive_shared *shared; /* the port's (or own_shared) */
+	struct adaptive_shared own_shared; /* alone on the port */
+	struct path_owner *owner; /* the port's flow -> queue table, NULL:
+				   * none (adaptive_set_owner) */
+	uint32_t queue; /* this task's queue in it */
 	uint32_t seen_hist; /* er.n_hist at the last publication */
 	uint64_t pub_ns; /* time of the last publication */
 	struct adaptive_counters ctr;
@@ -262,6 +297,15 @@ uint32_t adaptive_plan_ring(uint32_t queues);
 uint64_t adaptive_plan_bytes(uint32_t queues);
 /* Take events from ring r too. Thread: set-up. 0 or -ENOSPC. */
 int adaptive_add_input(struct port_adaptive *a, struct pathmon_ring *r);
+/* Share sh with the other egress tasks of the port (their own marks
+ * silence the returning marks of all). Alone until called. Thread:
+ * set-up. */
+void adaptive_share(struct port_adaptive *a, struct adaptive_shared *sh);
+/* Record in o, as flows leave, that queue `queue` sends them (the port's
+ * RX tasks post their events here alone: path_owner.h). Thread:
+ * set-up. */
+void adaptive_set_owner(struct port_adaptive *a, struct path_owner *o,
+			uint32_t queue);
 
 /* Would adaptive_configure() accept the policy's settings for port
  * `port`, its rates shared by `queues` queues (0 or 1: one)? The floor

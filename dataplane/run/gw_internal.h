@@ -102,6 +102,12 @@ struct gateway {
 				    * port's slots allocated once path_ready */
 	bool path_ready[GW_PORTS]; /* adaptive egress's memory is made for
 				    * the port (gw_path_reserve) */
+	struct adaptive_shared *path_shared; /* per port: what the egress
+					      * tasks transmitting on it share
+					      * (adaptive) */
+	/* per port: which of the egress tasks transmitting on it sends a
+	 * flow (written by them, read by the port's RX tasks: adaptive) */
+	struct path_owner path_owner[GW_PORTS];
 	struct worker *w;
 	uint32_t n_workers;
 	struct plc_result plc; /* workers, unit -> worker, memory node */

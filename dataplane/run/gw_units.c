@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include "frame.h"
 #include "gw_internal.h"
 #include "log.h"
@@ -190,6 +191,48 @@ static int setup_path_rings(struct gateway *gw)
 	return err;
 }
 
+/* Adaptive egress: what the egress tasks of each port share
+ * (adaptive_share). */
+static int setup_path_shared(struct gateway *gw)
+{
+	gw->path_shared = gw_zalloc_aligned(GW_PORTS, sizeof(*gw->path_shared));
+	if (!gw->path_shared)
+		return -ENOMEM;
+	for (uint32_t u = 0; u < gw->n_units; u++)
+		adaptive_share(&gw->eg[u].adapt,
+			       &gw->path_shared[1 - gw_unit_port(gw, u)]);
+	return 0;
+}
+
+/* Adaptive egress: per port, the table of which queue sends a flow
+ * (path_owner.h), sized for the flows the port's monitors hold. The
+ * egress task of queue j writes j; the port's RX tasks post to path[j]
+ * (setup_path_rings adds the rings in queue order). */
+static int setup_path_owner(struct gateway *gw)
+{
+	uint32_t nq = gw->p.queues;
+	uint64_t seed = mono_ns();
+	struct pathmon_params pp;
+	int err;
+
+	pathmon_params_default(&pp);
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed ^= (uint64_t)(uintptr_t)gw;
+	for (uint32_t p = 0; p < GW_PORTS; p++) {
+		err = path_owner_init(&gw->path_owner[p], nq * pp.max_flows,
+				      seed + p);
+		if (err)
+			return err;
+		for (uint32_t j = 0; j < nq; j++)
+			adaptive_set_owner(&gw->eg[gw_unit_tx(gw, p, j)].adapt,
+					   &gw->path_owner[p], j);
+	}
+	for (uint32_t u = 0; u < gw->n_units; u++)
+		rx_task_set_path_owner(&gw->rx[u],
+				       &gw->path_owner[gw_unit_port(gw, u)]);
+	return 0;
+}
+
 int gw_units_setup(struct gateway *gw)
 {
 	uint32_t n = gw->n_units, per_part = umem_frames_per_part(&gw->umem);
@@ -237,6 +280,10 @@ int gw_units_setup(struct gateway *gw)
 	err = setup_dcqcn_paths(gw, per_part);
 	if (!err)
 		err = setup_path_rings(gw);
+	if (!err)
+		err = setup_path_shared(gw);
+	if (!err)
+		err = setup_path_owner(gw);
 	if (err)
 		return err;
 	for (uint32_t u = 0; u < n; u++)
@@ -348,6 +395,9 @@ void gw_units_fini(struct gateway *gw)
 			pathmon_ring_fini(&gw->path[u * gw->p.queues + j]);
 	}
 	free(gw->path);
+	free(gw->path_shared);
+	for (uint32_t p = 0; p < GW_PORTS; p++)
+		path_owner_fini(&gw->path_owner[p]);
 	free(gw->np_ho);
 	free(gw->np_ret);
 	free(gw->fb);

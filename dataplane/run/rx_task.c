@@ -114,19 +114,38 @@ int rx_task_add_path(struct rx_task *t, struct pathmon_ring *r, int port)
 	return 0;
 }
 
+void rx_task_set_path_owner(struct rx_task *t, const struct path_owner *o)
+{
+	t->owner = o;
+}
+
 /* Adaptive egress: a returning TCP ACK, RoCE ACK/NAK or CNP goes to the
- * path monitor of every egress task of this port (pathmon_ring.h). */
+ * path monitor of the egress task of this port that sends its flow
+ * (path_owner.h; every one when several do). A segment of a flow no
+ * queue of the port sends -- the data of the flows entering the port,
+ * which carry the ACK bit -- is not posted. */
 static __attribute__((noinline)) void post_path(struct rx_task *t,
 						const uint8_t *frame,
 						uint32_t head,
 						const struct pkt_meta *m)
 {
 	struct pathmon_ack ev;
+	uint32_t i = 0, end = t->n_path;
+	int q;
 
 	if (!pathmon_ack_of(frame, head, m, t->now_ns, &ev))
 		return;
+	q = t->owner ? path_owner_find(t->owner, &ev.key) : PATH_OWNER_SEVERAL;
+	if (q == PATH_OWNER_NONE || q >= (int)t->n_path) {
+		ctr_add(&t->ctr.path_events_unowned, 1);
+		return;
+	}
+	if (q >= 0) {
+		i = (uint32_t)q;
+		end = i + 1;
+	}
 	ctr_add(&t->ctr.path_events, 1);
-	for (uint32_t i = 0; i < t->n_path; i++)
+	for (; i < end; i++)
 		if (!pathmon_ring_enqueue(t->path[i], &ev, 1))
 			ctr_add(&t->ctr.path_events_lost, 1);
 }

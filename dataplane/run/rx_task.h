@@ -77,6 +77,7 @@
 #include "feedback.h"
 #include "frame.h"
 #include "frame_chain.h"
+#include "path_owner.h"
 #include "pathmon_ring.h"
 #include "pkt_parse.h"
 #include "umem.h"
@@ -112,6 +113,8 @@ struct rx_counters {
 	ctr_t path_events; /* TCP ACKs, RoCE ACKs, CNPs posted to the path
 			    * monitors (adaptive on) */
 	ctr_t path_events_lost; /* ...lost: a monitor's ring was full */
+	ctr_t path_events_unowned; /* returning events of flows no egress
+				    * task of the port sends: not posted */
 	ctr_t malformed[PKT_MALFORMED_MAX]; /* by parser reason; [0] unused */
 } __cacheline_aligned;
 
@@ -140,13 +143,17 @@ struct rx_task {
 	bool pfc; /* pfc.enabled: PFC frames become FB_PFC events */
 	struct feedback_ring *fb[RX_MAX_FEEDBACK];
 	uint32_t n_fb;
-	/* adaptive egress (policy: ports[path_port].adaptive.on): the
-	 * returning events go to the path monitor of every egress task of
-	 * this port; the clock is read once per pass for them */
+	/* adaptive egress (policy: ports[path_port].adaptive.on): a
+	 * returning event goes to the path monitor of the egress task of
+	 * this port that sends its flow (path[q] for queue q, as `owner`
+	 * says; to every one when owner is NULL or several send it); the
+	 * clock is read once per pass for them */
 	bool path_on;
 	int path_port; /* the port this task receives on; -1: no rings */
-	struct pathmon_ring *path[RX_MAX_FEEDBACK];
+	struct pathmon_ring *path[RX_MAX_FEEDBACK]; /* [queue] */
 	uint32_t n_path;
+	const struct path_owner *owner; /* the port's, written by its
+					 * egress tasks */
 	uint64_t now_ns;
 	struct rx_counters ctr;
 };
@@ -164,10 +171,15 @@ int rx_task_add_return(struct rx_task *t, struct return_ring *r);
 /* Post DCQCN feedback (CNPs, ACKs received here) to this ring too.
  * Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int rx_task_add_feedback(struct rx_task *t, struct feedback_ring *r);
-/* Path events (adaptive egress) to ring r too, this task receiving on
- * port `port` (the same for every ring). Thread: set-up. Syscalls: none.
- * 0 or -ENOSPC. */
+/* Path events (adaptive egress) to ring r too: the ring of the egress
+ * task of the port's next queue (the first call queue 0), this task
+ * receiving on port `port` (the same for every ring). Thread: set-up.
+ * Syscalls: none. 0 or -ENOSPC. */
 int rx_task_add_path(struct rx_task *t, struct pathmon_ring *r, int port);
+/* Post each path event to the queue o says sends its flow, none when no
+ * queue does (path_events_unowned); without a table, to every queue.
+ * Thread: set-up. Syscalls: none. */
+void rx_task_set_path_owner(struct rx_task *t, const struct path_owner *o);
 /* The policy generation's DCQCN, PFC and adaptive switches. Thread: the worker, at a switch
  * (worker_switch), or set-up. Syscalls: none. */
 void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol);
