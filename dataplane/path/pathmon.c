@@ -925,7 +925,8 @@ static uint64_t standing_rtt(const struct pathmon *pm)
 
 /* A long RTT gives few samples per rate window (one per flow and RTT):
  * min_samples in all, and one within the last two smoothed RTTs and an
- * interval, keep the estimate valid. */
+ * interval (a sample seen after now has age 0), keep the estimate
+ * valid. */
 static bool long_rtt_valid(const struct pathmon *pm, uint64_t now_ns)
 {
 	uint64_t total = 0;
@@ -933,7 +934,7 @@ static bool long_rtt_valid(const struct pathmon *pm, uint64_t now_ns)
 	for (int k = 0; k < PATHMON_KINDS; k++)
 		total += ctr_read(&pm->st.samples_matched[k]);
 	return total >= pm->par.min_samples && pm->last_sample_ns &&
-	       now_ns - pm->last_sample_ns <=
+	       age_ns(now_ns, pm->last_sample_ns) <=
 		       2 * pm->srtt_ns + pm->par.interval_ns;
 }
 

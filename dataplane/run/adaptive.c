@@ -347,13 +347,18 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	struct pathmon_est pe;
 	struct edge_est est;
 	uint32_t taken = 0, samples = 0, n;
-	uint64_t dec, cuts, kept, undone, own;
+	uint64_t dec, cuts, kept, undone, own, lost;
 	double r;
 
 	for (uint32_t i = 0; i < a->n_in; i++) {
 		n = pathmon_ring_dequeue(a->in[i], ev, ADAPTIVE_EV_BATCH);
-		for (uint32_t j = 0; j < n; j++)
+		for (uint32_t j = 0; j < n; j++) {
+			/* an RX task on another worker may have read its
+			 * clock after this pass began: seen then, for us */
+			if (ev[j].seen_ns > now_ns)
+				ev[j].seen_ns = now_ns;
 			samples += pathmon_ack(&a->pm, &ev[j], now_ns) != 0;
+		}
 		taken += n;
 	}
 	if (taken) {
@@ -413,9 +418,12 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	cuts = a->er.cuts;
 	kept = a->er.kept_cuts;
 	undone = a->er.undone + a->er.unheard;
+	lost = a->er.no_samples;
 	r = edge_rate_update(&a->er, &a->par, &est, now_ns);
 	if (a->er.decisions != dec)
 		ctr_add(&a->ctr.decisions, 1);
+	if (a->er.no_samples != lost)
+		ctr_add(&a->ctr.no_samples, 1);
 	if (a->er.cuts != cuts)
 		ctr_add(&a->ctr.cuts, 1);
 	if (a->er.kept_cuts != kept)

@@ -11,7 +11,9 @@
  *     the path monitor (path/pathmon.h: samples, sequence state);
  *  2. events: the RX tasks of the same port post the returning TCP ACKs,
  *     RoCE ACKs/NAKs and CNPs they see (pathmon_ack_of) on one SPSC ring
- *     each (path/pathmon_ring.h); the owner drains them into the monitor;
+ *     each (path/pathmon_ring.h); the owner drains them into the monitor.
+ *     An event's time is its RX task's pass start; one on another worker
+ *     may be after the owner's pass start: taken as the owner's now;
  *  3. decision: when the controller (cc/edge_rate.h) is due -- at most
  *     once per smoothed RTT -- the monitor's estimate (base RTT, srtt,
  *     delivery rate, mark fraction) gives the rate, and the scheduler's
@@ -145,6 +147,9 @@ struct adaptive_counters {
 	ctr_t cuts; /* ...that cut the rate (drain) */
 	ctr_t protected_cuts; /* ...held at what the upper classes send */
 	ctr_t undone_cuts; /* congestions whose cuts were undone */
+	ctr_t no_samples; /* the controller lost its samples (none for
+			   * hold_ns): back to ports[].rate, its estimate
+			   * dropped */
 	ctr_t rate_changes; /* rates applied to the shaper */
 	ctr_t apply_errors; /* sched_set_port_rate() refused: a bug */
 } __cacheline_aligned;

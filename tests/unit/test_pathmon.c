@@ -1066,6 +1066,57 @@ static void test_estimate_valid(void **state)
 	pathmon_fini(&pm);
 }
 
+/* ---- a long RTT: few samples per rate window ---- */
+
+/* One segment every 50 ms over a 150 ms path, each ACKed alone: at most
+ * three samples in the rate window (10 x 10 ms), fewer than min_samples,
+ * so the estimate rests on the long-RTT rule. ack_skew: the events are
+ * seen that long after the now they are consumed at (the RX task of
+ * another worker began its pass later). Returns the time the last
+ * sample was consumed at. */
+static uint64_t long_path(struct pathmon *pm, const struct pathmon_key *k,
+			  uint32_t n, uint64_t ack_skew)
+{
+	uint64_t t, last = 0;
+
+	for (uint32_t i = 0; i < n + 3; i++) {
+		t = (uint64_t)i * 50 * MS;
+		if (i < n)
+			dep_at(pm, k, 1000 + i * 1000, 1000, 0, t);
+		if (i >= 3) {
+			struct pathmon_ack ev =
+				tack(k, 2000 + (i - 3) * 1000, 0, t + ack_skew);
+
+			if (pathmon_ack(pm, &ev, t))
+				last = t;
+		}
+	}
+	return last;
+}
+
+/* Samples seen after the now they are consumed at (clocks of two
+ * workers): a sample of age 0, and the long-RTT estimate stays valid. */
+static void test_long_rtt_sample_after_now(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(22);
+	struct pathmon_est e;
+	uint64_t t;
+
+	(void)state;
+	params(&p);
+	p.min_samples = 4;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	t = long_path(&pm, &k, 20, 2 * US);
+	assert_true(ctr_read(&pm.st.samples_matched[PATHMON_TCP_SEQ]) >= 4);
+	pathmon_estimate(&pm, t, &e);
+	assert_true(e.last_sample_ns > t);
+	assert_true(e.samples_recent < p.min_samples);
+	assert_true(e.valid);
+	pathmon_fini(&pm);
+}
+
 static void test_params(void **state)
 {
 	struct pathmon_params p;
@@ -1275,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_pending_expiry),
 		cmocka_unit_test(test_estimate_valid),
+		cmocka_unit_test(test_long_rtt_sample_after_now),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_helpers_tcp),
 		cmocka_unit_test(test_helpers_roce),
