@@ -924,12 +924,13 @@ static uint64_t standing_rtt(const struct pathmon *pm)
 }
 
 /* A long RTT gives few samples per rate window (one per flow and RTT):
- * min_samples in all, and one within the last two smoothed RTTs and an
- * interval (a sample seen after now has age 0), keep the estimate
- * valid. */
+ * min_samples in all (of every kind: pending samples matched and the
+ * departure ring's exact ones), and one within the last two smoothed
+ * RTTs and an interval (a sample seen after now has age 0), keep the
+ * estimate valid. */
 static bool long_rtt_valid(const struct pathmon *pm, uint64_t now_ns)
 {
-	uint64_t total = 0;
+	uint64_t total = ctr_read(&pm->st.ring_samples);
 
 	for (int k = 0; k < PATHMON_KINDS; k++)
 		total += ctr_read(&pm->st.samples_matched[k]);

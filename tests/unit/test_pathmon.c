@@ -1094,6 +1094,30 @@ static uint64_t long_path(struct pathmon *pm, const struct pathmon_key *k,
 	return last;
 }
 
+/* The exact samples of the departure ring count as samples: a 150 ms
+ * path with exact samples only is valid. */
+static void test_long_rtt_ring(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(21);
+	struct pathmon_est e;
+	uint64_t t;
+
+	(void)state;
+	params(&p);
+	p.exact_ring = true;
+	p.min_samples = 4;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	t = long_path(&pm, &k, 12, 0);
+	assert_true(ctr_read(&pm.st.ring_samples) >= 4);
+	pathmon_estimate(&pm, t + 1 * MS, &e);
+	assert_true(e.samples_recent < p.min_samples);
+	assert_int_equal(e.base_rtt_ns, 150 * MS);
+	assert_true(e.valid);
+	pathmon_fini(&pm);
+}
+
 /* Samples seen after the now they are consumed at (clocks of two
  * workers): a sample of age 0, and the long-RTT estimate stays valid. */
 static void test_long_rtt_sample_after_now(void **state)
@@ -1326,6 +1350,7 @@ int main(void)
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_pending_expiry),
 		cmocka_unit_test(test_estimate_valid),
+		cmocka_unit_test(test_long_rtt_ring),
 		cmocka_unit_test(test_long_rtt_sample_after_now),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_helpers_tcp),
