@@ -183,6 +183,25 @@ static void apply(struct port_adaptive *a, struct sched *s, double r,
 	ctr_add(&a->ctr.rate_changes, 1);
 }
 
+/* Turned on (again): nothing of what the monitor and the periods hold is
+ * of now. While off nothing was recorded: a flow's last ACK from before
+ * would credit all it sent meanwhile to one interval (62.5 MB in 10 ms
+ * read as 50 Gbit/s), its sequence state and RTT samples are stale. */
+static void restart(struct port_adaptive *a, uint64_t now_ns)
+{
+	edge_rate_init(&a->er, &a->par);
+	pathmon_reset(&a->pm, now_ns);
+	a->dep_wire = a->dep_payload = 0;
+	a->ratio_wire = a->ratio_payload = 0;
+	a->ratio_ns = 0;
+	a->sent_wire = 0;
+	a->sent_ns = 0;
+	a->sent_bps = a->offered_bps = 0;
+	a->offered_bits = 0;
+	memset(a->prot_bps, 0, sizeof(a->prot_bps));
+	a->n_prot = 0;
+}
+
 void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
 			struct sched *s, uint64_t now_ns)
 {
@@ -200,7 +219,7 @@ void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
 		if (was_on)
 			edge_rate_set_params(&a->er, &a->par);
 		else
-			edge_rate_init(&a->er, &a->par);
+			restart(a, now_ns);
 		/* the reload put the scheduler at ports[].rate */
 		if ((uint64_t)a->er.rate_bps != a->applied_bps)
 			apply(a, s, a->er.rate_bps, now_ns);

@@ -63,9 +63,10 @@
  * Live reload (adaptive_configure, called by the owner right after the
  * scheduler took the new policy, whose port bucket is then at the
  * policy's rate): turning it on starts the controller at ports[].rate
- * with no samples; new parameters keep its state, the rate cut into the
- * new bounds; turning it off leaves the policy's rate. The monitor's
- * flows and samples survive reloads.
+ * with no samples and an empty monitor (pathmon_reset: what it knew
+ * before it was off is stale); new parameters keep its state, the rate
+ * cut into the new bounds; turning it off leaves the policy's rate. The
+ * monitor's flows and samples survive reloads that keep it on.
  *
  * Ownership: a struct port_adaptive belongs to the thread of its egress
  * task: every function below but adaptive_read() is the owner's (or
