@@ -11,6 +11,9 @@
  *
  * Maps and their writers: see steer_abi.h.
  *
+ * In front of a frame it steers to a socket it puts the arrival stamp
+ * (struct steer_rx_stamp) when a UMEM frame has room for both.
+ *
  * Multi-buffer: the program reads no packet bytes, so it is safe on
  * packets in several buffers; the daemon loads it with
  * BPF_F_XDP_HAS_FRAGS (the flag the "xdp.frags" section sets) when the MTU
@@ -90,18 +93,46 @@ static __always_inline int no_socket(__u32 q, __u32 verdict)
 	return XDP_DROP;
 }
 
+/* The arrival stamp in front of the frame when a UMEM frame has room for
+ * both (steer_abi.h). Returns whether it put one. */
+static __always_inline int stamp(struct xdp_md *ctx)
+{
+	__u32 zero = 0;
+	struct steer_conf *conf = bpf_map_lookup_elem(&conf_map, &zero);
+	struct steer_rx_stamp *st;
+	__u64 now = bpf_ktime_get_ns();
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+
+	if (!conf || !conf->stamp_room ||
+	    end - data + STEER_RX_STAMP_LEN > conf->stamp_room)
+		return 0;
+	if (bpf_xdp_adjust_head(ctx, -STEER_RX_STAMP_LEN))
+		return 0;
+	st = (void *)(long)ctx->data;
+	if ((void *)(st + 1) > (void *)(long)ctx->data_end)
+		return 1; /* (for the verifier: the frame follows it) */
+	st->rx_ns = now;
+	st->magic = STEER_RX_STAMP_MAGIC;
+	return 1;
+}
+
 SEC("xdp")
 int xdplane_steer(struct xdp_md *ctx)
 {
 	__u32 q = ctx->rx_queue_index;
+	int stamped;
 
 	if (q >= STEER_MAX_QUEUES)
 		return no_socket(q, STEER_V_QUEUE_RANGE);
+	stamped = stamp(ctx);
 	/* The low bits of the flags are the action when no socket is bound. */
 	if (bpf_redirect_map(&xsks_map, q, XDP_ABORTED) == XDP_REDIRECT) {
 		count(STEER_V_XSK);
 		return XDP_REDIRECT;
 	}
+	if (stamped) /* the peer gets the frame as it came */
+		bpf_xdp_adjust_head(ctx, STEER_RX_STAMP_LEN);
 	return no_socket(q, STEER_V_FAILOPEN);
 }
 

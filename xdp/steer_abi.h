@@ -11,8 +11,7 @@
  *   peer_map   DEVMAP, one entry (key 0) = ifindex of the other port of the
  *              pair. Used only on the fail-open path.
  *   conf_map   ARRAY, one struct steer_conf. Written by the daemon before
- *              attach; read by the program for every frame that finds no
- *              socket.
+ *              attach; read by the program for every frame.
  *   verdicts   PERCPU_ARRAY indexed by enum steer_verdict, one counter of
  *              frames per verdict. Single writer per CPU (the program);
  *              the daemon sums the per-CPU values.
@@ -24,7 +23,16 @@
  *              steer_conf.queues that find no socket (start, stop, after
  *              a crash) are not counted here. Same writers as verdicts.
  *
- * The program never touches packet bytes: it only steers.
+ * The program never reads packet bytes. In front of a frame it steers to
+ * a socket that leaves room for them in a UMEM frame (its length + 16 <=
+ * steer_conf.stamp_room), it puts STEER_RX_STAMP_LEN bytes (bpf_xdp_
+ * adjust_head; XDP leaves 256 bytes of headroom): the arrival stamp,
+ * struct steer_rx_stamp. The descriptor covers them: the reader checks
+ * the magic, takes them off and keeps the time (rx_task.h). Its bytes 2
+ * to 5 are zero in either byte order, so the bytes 10-13 of a stamped
+ * frame are zero, where an Ethernet frame has its source MAC's last two
+ * bytes and its EtherType (>= 0x0600): no Ethernet II frame reads as
+ * stamped. A frame sent to the peer (fail-open) goes as it came.
  */
 #ifndef XDPLANE_STEER_ABI_H
 #define XDPLANE_STEER_ABI_H
@@ -43,7 +51,20 @@ enum steer_failure_mode {
 struct steer_conf {
 	__u32 failure_mode; /* enum steer_failure_mode */
 	__u32 queues; /* RX queues with a socket: 0 .. queues - 1 */
+	__u32 stamp_room; /* bytes a UMEM frame holds: frames up to this
+			   * less STEER_RX_STAMP_LEN are stamped; 0: none
+			   * (multi-buffer: a stamp could cost a frame) */
+	__u32 pad_;
 };
+
+/* In front of a stamped frame (see above). */
+struct steer_rx_stamp {
+	__u64 rx_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, the arrival */
+	__u64 magic; /* STEER_RX_STAMP_MAGIC */
+};
+
+#define STEER_RX_STAMP_LEN 16 /* sizeof(struct steer_rx_stamp) */
+#define STEER_RX_STAMP_MAGIC 0x5844000000004c50ull /* bytes 2-5 zero */
 
 enum steer_verdict {
 	STEER_V_XSK = 0, /* redirected to the AF_XDP socket of its queue */

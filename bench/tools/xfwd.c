@@ -630,7 +630,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		e = steer_attach(&f->port[i].prog, f->port[i].ifindex,
 				 f->port[i].name, f->port[1 - i].ifindex, xdp,
-				 STEER_FAIL_OPEN, 1, false, err, sizeof(err));
+				 STEER_FAIL_OPEN, 1, false, 0, err,
+				 sizeof(err));
 		if (e) {
 			fprintf(stderr, "xfwd: %s\n", err);
 			goto out_progs;

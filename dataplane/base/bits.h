@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bits.h - the compiler and arithmetic helpers every layer uses: cache-line
- * alignment, branch hints, MIN/MAX, powers of two, the spin-wait hint.
+ * alignment, branch hints, MIN/MAX, ages of times, powers of two, the
+ * spin-wait hint.
  * Nothing here has state; any thread may use any of it.
  */
 #ifndef XDPLANE_BITS_H
@@ -16,6 +17,14 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* How long before now t was, for two times of one clock; 0 when t is
+ * after now (a time another thread read after the caller read now: its
+ * pass started later). */
+static inline uint64_t age_ns(uint64_t now, uint64_t t)
+{
+	return now > t ? now - t : 0;
+}
 
 /* Tell the CPU we are spinning (a polling loop's pause). */
 static inline void cpu_relax(void)

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include "bits.h"
 #include "edge_rate.h"
 
 #define EDGE_MAX_CUT 0.5 /* a decision never cuts more than half */
@@ -168,7 +169,7 @@ static double probe(struct edge_rate *er, const struct edge_rate_params *p,
 
 		if (!er->grow_ns)
 			er->grow_ns = now;
-		if (now - er->grow_ns >= (wait > least ? wait : least)) {
+		if (age_ns(now, er->grow_ns) >= (wait > least ? wait : least)) {
 			er->cap_bps =
 				r * (1 + p->margin / 4 *
 						 (double)(1u << er->grow_k));
@@ -276,11 +277,12 @@ static bool low_grew(const struct edge_rate *er, const struct edge_est *est,
 {
 	double d = delivered(est), s = sent_now(er, est), grew;
 
-	if (!er->low_ns || now - er->low_ns < least || !(d > 0) || !(s > d))
+	if (!er->low_ns || age_ns(now, er->low_ns) < least || !(d > 0) ||
+	    !(s > d))
 		return false;
 	grew = qd > er->low_qd_ns ? (double)(qd - er->low_qd_ns) : 0;
 	return grew >=
-	       EDGE_DROP_GROWTH * (s - d) / d * (double)(now - er->low_ns);
+	       EDGE_DROP_GROWTH * (s - d) / d * (double)age_ns(now, er->low_ns);
 }
 
 /* Congestion beyond. With the bottleneck's queue standing, what it
@@ -441,7 +443,7 @@ static bool fell_too_fast(const struct edge_rate *er,
 		if (was > p->target_ns && was > qd &&
 		    (double)(was - qd) >
 			    EDGE_UNDO_PACE * pace *
-				    (double)(now - er->recent_t_ns[k]))
+				    (double)age_ns(now, er->recent_t_ns[k]))
 			return true;
 	}
 	return false;
@@ -501,11 +503,12 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 	/* too few recent samples to decide (a pause of the traffic): keep
 	 * the rate until hold_ns passed without any */
 	if (!est->valid && er->state != EDGE_NO_SAMPLES &&
-	    est->last_sample_ns && now_ns - est->last_sample_ns <= p->hold_ns) {
+	    est->last_sample_ns &&
+	    age_ns(now_ns, est->last_sample_ns) <= p->hold_ns) {
 		er->next_ns = now_ns + p->min_interval_ns;
 		return er->rate_bps;
 	}
-	if (!est->valid || now_ns - est->last_sample_ns > p->hold_ns) {
+	if (!est->valid || age_ns(now_ns, est->last_sample_ns) > p->hold_ns) {
 		er->next_ns = now_ns + p->min_interval_ns;
 		if (er->state != EDGE_NO_SAMPLES ||
 		    er->rate_bps != p->max_bps) {
@@ -558,7 +561,8 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 		er->above_ns = now_ns;
 	/* a standing queue (or marks), not a spike that drains by itself */
 	confirmed = est->mark_frac > 0 ||
-		    (er->above_ns && now_ns - er->above_ns >= p->confirm_ns &&
+		    (er->above_ns &&
+		     age_ns(now_ns, er->above_ns) >= p->confirm_ns &&
 		     (now_ns >= er->quiet_until_ns || qd > 4 * p->target_ns ||
 		      low_grew(er, est, qd, now_ns, p->drop_confirm_ns)));
 	if (congested && unheard(er, p, est, qd, now_ns)) {
@@ -577,7 +581,7 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 	 * it (a delay that falls by a little -- a cut by margin of a huge
 	 * queue -- is cut again) */
 	working = heard && prev == EDGE_DRAIN &&
-		  (now_ns - er->cut_ns < p->confirm_ns ||
+		  (age_ns(now_ns, er->cut_ns) < p->confirm_ns ||
 		   draining(er, p, est, qd, rtt, now_ns));
 	if (congested && confirmed && !working) {
 		if (!er->ep_ns) {

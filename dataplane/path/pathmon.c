@@ -201,16 +201,27 @@ int pathmon_init(struct pathmon *pm, const struct pathmon_params *p,
 		return -ENOMEM;
 	}
 	pm->index_mask = slots - 1;
-	for (uint32_t i = 0; i < slots; i++)
+	pathmon_reset(pm, now_ns);
+	return 0;
+}
+
+void pathmon_reset(struct pathmon *pm, uint64_t now_ns)
+{
+	const struct pathmon_params *p = &pm->par;
+
+	for (uint32_t i = 0; i <= pm->index_mask; i++)
 		pm->index[i].ref = REF_EMPTY;
+	memset(pm->flows, 0, (size_t)p->max_flows * sizeof(*pm->flows));
 	for (uint32_t i = 0; i < p->max_flows; i++)
 		pm->flows[i].next_free =
 			i + 1 < p->max_flows ? i + 1 : SLOT_NONE;
+	memset((char *)pm + offsetof(struct pathmon, n_flows), 0,
+	       offsetof(struct pathmon, st) -
+		       offsetof(struct pathmon, n_flows));
 	pm->free_flow = 0;
 	pm->budget_ms = now_ns / MS_NS;
 	pm->int_start = now_ns;
 	pm->sub_ns = p->minrtt_window_ns / PATHMON_MINRTT_SUB;
-	return 0;
 }
 
 void pathmon_fini(struct pathmon *pm)
@@ -361,6 +372,21 @@ static bool pend_expire(struct pathmon *pm, struct pathmon_flow *f,
 	return true;
 }
 
+/* Nothing of f was seen for flow_idle_ns (no call has swept it yet: the
+ * port was idle, or the monitor was not called): its sequence state and
+ * its last ACK are of another time. */
+static bool flow_idle(const struct pathmon *pm, const struct pathmon_flow *f,
+		      uint64_t now)
+{
+	return age_ns(now, f->last_ns) > pm->par.flow_idle_ns;
+}
+
+static void flow_expire(struct pathmon *pm, uint32_t slot)
+{
+	flow_remove(pm, slot);
+	ctr_add(&pm->st.flows_expired, 1);
+}
+
 uint32_t pathmon_sweep(struct pathmon *pm, uint64_t now_ns, uint32_t n)
 {
 	uint64_t limit = age_limit(pm);
@@ -375,10 +401,8 @@ uint32_t pathmon_sweep(struct pathmon *pm, uint64_t now_ns, uint32_t n)
 		if (!f->in_use)
 			continue;
 		pend_expire(pm, f, now_ns, limit);
-		if (now_ns > f->last_ns &&
-		    now_ns - f->last_ns > pm->par.flow_idle_ns) {
-			flow_remove(pm, s);
-			ctr_add(&pm->st.flows_expired, 1);
+		if (flow_idle(pm, f, now_ns)) {
+			flow_expire(pm, s);
 			removed++;
 		}
 	}
@@ -457,6 +481,7 @@ static void rtt_update(struct pathmon *pm, uint32_t hash, uint64_t rtt,
 		pm->srtt_ns = 1;
 	standing_update(pm, hash, rtt, seen);
 	pm->int_samples++;
+	pm->n_samples++;
 	if (seen > pm->last_sample_ns)
 		pm->last_sample_ns = seen;
 }
@@ -658,6 +683,12 @@ bool pathmon_depart(struct pathmon *pm, const struct pathmon_key *k,
 		return false;
 	h = key_hash(k, pm->par.seed);
 	pos = idx_probe(pm, k, h);
+	if (pm->index[pos].ref != REF_EMPTY &&
+	    flow_idle(pm, &pm->flows[pm->index[pos].ref], now_ns)) {
+		/* not revived: it starts over as a new flow */
+		flow_expire(pm, pm->index[pos].ref);
+		pos = idx_probe(pm, k, h);
+	}
 	if (pm->index[pos].ref == REF_EMPTY) {
 		if (d->flags & PATHMON_DF_RST)
 			return false;
@@ -714,6 +745,11 @@ static uint64_t ack_tcp(struct pathmon *pm, const struct pathmon_ack *ev,
 		return 0;
 	}
 	f = &pm->flows[pm->index[pos].ref];
+	if (flow_idle(pm, f, now)) {
+		flow_expire(pm, pm->index[pos].ref);
+		ctr_add(&pm->st.acks_unmatched, 1);
+		return 0;
+	}
 	if (!(f->st & FS_DATA)) {
 		/* the data of the flow entering the port, whose pure ACKs
 		 * leave here: nothing of ours to acknowledge */
@@ -832,6 +868,11 @@ static uint64_t ack_roce(struct pathmon *pm, const struct pathmon_ack *ev,
 		f = &pm->flows[pm->index[pos].ref & ~ROLE_SQP];
 	}
 	slot = (uint32_t)(f - pm->flows);
+	if (flow_idle(pm, f, now)) {
+		flow_expire(pm, slot);
+		ctr_add(&pm->st.acks_unmatched, 1);
+		return 0;
+	}
 	/* a NAK acknowledges what comes before its PSN */
 	a = (ev->ack - (type == PATHMON_AETH_ACK ? 0 : 1)) & PATHMON_PSN_MASK;
 	if (((f->snd_max - a) & PATHMON_PSN_MASK) >= pm->par.psn_window) {
@@ -976,16 +1017,14 @@ static uint64_t standing_rtt(const struct pathmon *pm)
 }
 
 /* A long RTT gives few samples per rate window (one per flow and RTT):
- * min_samples in all, and one within the last two smoothed RTTs and an
- * interval, keep the estimate valid. */
+ * min_samples in all since init or reset (of every kind: pending samples
+ * matched and the departure ring's exact ones), and one within the last
+ * two smoothed RTTs and an interval (a sample seen after now has age 0),
+ * keep the estimate valid. */
 static bool long_rtt_valid(const struct pathmon *pm, uint64_t now_ns)
 {
-	uint64_t total = 0;
-
-	for (int k = 0; k < PATHMON_KINDS; k++)
-		total += ctr_read(&pm->st.samples_matched[k]);
-	return total >= pm->par.min_samples && pm->last_sample_ns &&
-	       now_ns - pm->last_sample_ns <=
+	return pm->n_samples >= pm->par.min_samples && pm->last_sample_ns &&
+	       age_ns(now_ns, pm->last_sample_ns) <=
 		       2 * pm->srtt_ns + pm->par.interval_ns;
 }
 

@@ -72,6 +72,10 @@
  * age (age_mult x srtt, clamped to [sample_min_age_ns, sample_max_age_ns];
  * sample_max_age_ns before the first RTT sample) is dropped and counted
  * (expired), so a lost packet or ACK frees the flow for a new sample.
+ * A flow nothing was seen of for flow_idle_ns leaves the table (the
+ * sweep below, or when a departure or an event meets it first: then the
+ * departure starts it over as a new flow, the event is unmatched), so
+ * an ACK after a gap never credits what left unseen meanwhile.
  *
  * RoCE ACKs carry the requester's QP number, not the responder's that the
  * data carries: the pair is learned as flowq.h does it. An ACK whose
@@ -377,6 +381,7 @@ struct pathmon {
 	struct pathmon_flow *flows;
 	struct pathmon_ref *index;
 	uint32_t index_mask;
+	/* from here to st: what pathmon_reset() clears */
 	uint32_t n_flows, free_flow;
 	uint32_t sweep_pos;
 	/* the per-ms budgets */
@@ -401,6 +406,7 @@ struct pathmon {
 	uint64_t sub_min[PATHMON_MINRTT_SUB]; /* 0: none */
 	uint64_t sub_epoch[PATHMON_MINRTT_SUB];
 	uint64_t srtt_ns, last_sample_ns;
+	uint64_t n_samples; /* RTT samples taken, of every kind */
 	/* the standing RTT of the flows sampled last: the smaller of each
 	 * one's last two samples, and when its newest was seen (0: slot
 	 * free) */
@@ -414,6 +420,11 @@ struct pathmon {
 /* Returns 0, -EINVAL (parameters out of range) or -ENOMEM. */
 int pathmon_init(struct pathmon *pm, const struct pathmon_params *p,
 		 uint64_t now_ns);
+/* Forget everything measured (flows, samples, intervals) as if just
+ * initialised at now; the counters stay. For a monitor that was not
+ * called for a while (adaptive egress off, then on): what it knew of the
+ * flows is of another time. O(max_flows). */
+void pathmon_reset(struct pathmon *pm, uint64_t now_ns);
 void pathmon_fini(struct pathmon *pm);
 
 /* A frame left the port (k, d: pathmon_dep_of()). Returns true when it

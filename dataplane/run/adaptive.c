@@ -250,6 +250,25 @@ static void apply(struct port_adaptive *a, struct sched *s, double r,
 	ctr_add(&a->ctr.rate_changes, 1);
 }
 
+/* Turned on (again): nothing of what the monitor and the periods hold is
+ * of now. While off nothing was recorded: a flow's last ACK from before
+ * would credit all it sent meanwhile to one interval (62.5 MB in 10 ms
+ * read as 50 Gbit/s), its sequence state and RTT samples are stale. */
+static void restart(struct port_adaptive *a, uint64_t now_ns)
+{
+	edge_rate_init(&a->er, &a->par);
+	pathmon_reset(&a->pm, now_ns);
+	a->dep_wire = a->dep_payload = 0;
+	a->ratio_wire = a->ratio_payload = 0;
+	a->ratio_ns = 0;
+	a->sent_wire = 0;
+	a->sent_ns = 0;
+	a->sent_bps = a->offered_bps = 0;
+	a->offered_bits = 0;
+	memset(a->prot_bps, 0, sizeof(a->prot_bps));
+	a->n_prot = 0;
+}
+
 void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
 			struct sched *s, uint64_t now_ns)
 {
@@ -268,7 +287,7 @@ void adaptive_configure(struct port_adaptive *a, const struct qos_policy *pol,
 		if (was_on)
 			edge_rate_set_params(&a->er, &a->par);
 		else
-			edge_rate_init(&a->er, &a->par);
+			restart(a, now_ns);
 		/* the reload put the scheduler at ports[].rate */
 		if ((uint64_t)a->er.rate_bps != a->applied_bps)
 			apply(a, s, a->er.rate_bps, now_ns);
@@ -427,13 +446,18 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	struct pathmon_est pe;
 	struct edge_est est;
 	uint32_t taken = 0, samples = 0, n;
-	uint64_t dec, cuts, kept, undone, own;
+	uint64_t dec, cuts, kept, undone, own, lost;
 	double r;
 
 	for (uint32_t i = 0; i < a->n_in; i++) {
 		n = pathmon_ring_dequeue(a->in[i], ev, ADAPTIVE_EV_BATCH);
-		for (uint32_t j = 0; j < n; j++)
+		for (uint32_t j = 0; j < n; j++) {
+			/* an RX task on another worker may have read its
+			 * clock after this pass began: seen then, for us */
+			if (ev[j].seen_ns > now_ns)
+				ev[j].seen_ns = now_ns;
 			samples += pathmon_ack(&a->pm, &ev[j], now_ns) != 0;
+		}
 		taken += n;
 	}
 	if (taken) {
@@ -496,9 +520,12 @@ uint32_t adaptive_poll(struct port_adaptive *a, struct sched *s,
 	cuts = a->er.cuts;
 	kept = a->er.kept_cuts;
 	undone = a->er.undone + a->er.unheard;
+	lost = a->er.no_samples;
 	r = edge_rate_update(&a->er, &a->par, &est, now_ns);
 	if (a->er.decisions != dec)
 		ctr_add(&a->ctr.decisions, 1);
+	if (a->er.no_samples != lost)
+		ctr_add(&a->ctr.no_samples, 1);
 	if (a->er.cuts != cuts)
 		ctr_add(&a->ctr.cuts, 1);
 	if (a->er.kept_cuts != kept)

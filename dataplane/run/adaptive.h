@@ -12,7 +12,10 @@
  *  2. events: the RX tasks of the same port post the returning TCP ACKs,
  *     RoCE ACKs/NAKs and CNPs they see (pathmon_ack_of) of the flows this
  *     task sends (Multi-queue, below) on one SPSC ring each
- *     (path/pathmon_ring.h); the owner drains them into the monitor;
+ *     (path/pathmon_ring.h); the owner drains them into the monitor. An
+ *     event's time is its frame's arrival (rx_task.h), taken on another
+ *     worker's clock: one after the owner's pass start is taken as the
+ *     owner's now;
  *  3. decision: when the controller (cc/edge_rate.h) is due -- at most
  *     once per smoothed RTT -- the monitor's estimate (base RTT, srtt,
  *     delivery rate, mark fraction) gives the rate, and the scheduler's
@@ -85,9 +88,10 @@
  * Live reload (adaptive_configure, called by the owner right after the
  * scheduler took the new policy, whose port bucket is then at the
  * policy's rate): turning it on starts the controller at ports[].rate
- * with no samples; new parameters keep its state, the rate cut into the
- * new bounds; turning it off leaves the policy's rate. The monitor's
- * flows and samples survive reloads.
+ * with no samples and an empty monitor (pathmon_reset: what it knew
+ * before it was off is stale); new parameters keep its state, the rate
+ * cut into the new bounds; turning it off leaves the policy's rate. The
+ * monitor's flows and samples survive reloads that keep it on.
  *
  * Memory: nothing until a policy first turns it on for the port (the
  * gateway then calls adaptive_reserve() on each of the port's egress
@@ -186,6 +190,9 @@ struct adaptive_counters {
 	ctr_t cuts; /* ...that cut the rate (drain) */
 	ctr_t protected_cuts; /* ...held at what the upper classes send */
 	ctr_t undone_cuts; /* congestions whose cuts were undone */
+	ctr_t no_samples; /* the controller lost its samples (none for
+			   * hold_ns): back to ports[].rate, its estimate
+			   * dropped */
 	ctr_t rate_changes; /* new rates applied to the shaper */
 	ctr_t apply_errors; /* sched_set_port_rate() refused: a bug */
 } __cacheline_aligned;

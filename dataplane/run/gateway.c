@@ -146,6 +146,7 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 			     size_t errlen)
 {
 	struct gateway *gw;
+	uint32_t stamp_room;
 	int err;
 
 	gw = calloc(1, sizeof(*gw));
@@ -178,11 +179,14 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 			 strerror(-err));
 		goto fail;
 	}
+	/* arrival stamps (steer_abi.h, rx_task.h): not with chains, where a
+	 * stamp could cost a frame */
+	stamp_room = gw->multibuf ? 0 : gw->max_frame;
 	for (int i = 0; i < GW_PORTS; i++) {
 		err = steer_attach(&gw->port[i].prog, gw->port[i].ifindex,
 				   gw->port[i].name, gw->port[1 - i].ifindex,
 				   p->xdp_mode, p->failure_mode, gw->p.queues,
-				   gw->multibuf, errbuf, errlen);
+				   gw->multibuf, stamp_room, errbuf, errlen);
 		if (err)
 			goto fail;
 	}

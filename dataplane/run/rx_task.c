@@ -133,7 +133,7 @@ static __attribute__((noinline)) void post_path(struct rx_task *t,
 	uint32_t i = 0, end = t->n_path;
 	int q;
 
-	if (!pathmon_ack_of(frame, head, m, t->now_ns, &ev))
+	if (!pathmon_ack_of(frame, head, m, t->arrival_ns, &ev))
 		return;
 	q = t->owner ? path_owner_find(t->owner, &ev.key) : PATH_OWNER_SEVERAL;
 	if (q == PATH_OWNER_NONE || q >= (int)t->n_path) {
@@ -394,10 +394,34 @@ uint32_t rx_task_poll(struct rx_task *t)
 	return rx_task_poll_at(t, mono_ns());
 }
 
+/* The first descriptor of a packet: its arrival (t->arrival_ns) and, when
+ * the steering program stamped it, the descriptor without the stamp in
+ * *dd. Only a descriptor inside this task's partition is read. */
+static inline const struct xdp_desc *
+rx_unstamp(struct rx_task *t, const struct xdp_desc *d, struct xdp_desc *dd)
+{
+	uint64_t mask = t->pool.frame_mask;
+	uint32_t n;
+
+	t->arrival_ns = t->now_ns;
+	if (unlikely((d->addr & mask) + d->len > mask + 1 ||
+		     !frame_pool_owns(&t->pool, d->addr & ~mask)))
+		return d;
+	n = rx_stamp_of((const uint8_t *)t->umem->base + d->addr, d->len,
+			t->now_ns, &t->arrival_ns);
+	if (!n)
+		return d;
+	dd->addr = d->addr + n;
+	dd->len = d->len - n;
+	dd->options = d->options;
+	return dd;
+}
+
 uint32_t rx_task_poll_at(struct rx_task *t, uint64_t now)
 {
 	struct frame_desc descs[RX_MAX_BATCH];
 	const struct xdp_desc *d;
+	struct xdp_desc dd;
 	uint32_t work, n, idx, i, k = 0, sent;
 	uint64_t bytes = 0, invalid = 0, malformed = 0;
 	int64_t meta;
@@ -424,6 +448,8 @@ uint32_t rx_task_poll_at(struct rx_task *t, uint64_t now)
 						 &t->xq->rx,
 						 idx + i + RX_PREFETCH_AHEAD));
 		d = xsk_ring_cons__rx_desc(&t->xq->rx, idx + i);
+		if (likely(!t->in_chain))
+			d = rx_unstamp(t, d, &dd);
 		if (unlikely((d->options & XDP_PKT_CONTD) | t->in_chain)) {
 			if (rx_chain(t, d, &descs[k])) {
 				bytes += descs[k].len;

@@ -32,7 +32,12 @@
  * port, each TCP segment with ACK, RoCE RC ACK/NAK and CNP received is
  * turned into a path event (pathmon_ack_of: 72 bytes, no frame) posted to
  * every egress task of this port, before it is forwarded like any frame;
- * a full ring loses the event, counted (path_events_lost).
+ * a full ring loses the event, counted (path_events_lost). The event's
+ * time is the frame's arrival: the steering program's stamp in front of
+ * it (steer_abi.h: taken off every frame that has one, before anything
+ * else) when it has one, else the pass's now -- a frame that arrived
+ * during a nap (poll.coalesce_us) would read as late as the nap's end;
+ * never after the pass's now.
  *
  * Checksums (csum, ports[].checksum): each well-formed TCP/UDP frame
  * (a chain too, over all its frames) goes through l4_csum_fix_segs()
@@ -71,6 +76,8 @@
 #ifndef XDPLANE_RX_TASK_H
 #define XDPLANE_RX_TASK_H
 
+#include <string.h>
+#include <linux/types.h>
 #include "classify.h"
 #include "bits.h"
 #include "counters.h"
@@ -82,6 +89,7 @@
 #include "pkt_parse.h"
 #include "umem.h"
 #include "xsk_queue.h"
+#include "../../xdp/steer_abi.h"
 
 #define RX_MAX_RETURN_RINGS 8
 #define RX_MAX_FEEDBACK 64
@@ -155,8 +163,30 @@ struct rx_task {
 	const struct path_owner *owner; /* the port's, written by its
 					 * egress tasks */
 	uint64_t now_ns;
+	uint64_t arrival_ns; /* of the packet under way (its first frame) */
 	struct rx_counters ctr;
 };
+
+/* The first frame of a packet, len bytes at `frame`: the arrival stamp
+ * the steering program put in front of it (steer_abi.h), if it has one.
+ * Returns the stamp's length (0: none) and the arrival in *at, never
+ * after now (now without a stamp). Pure. */
+static inline uint32_t rx_stamp_of(const uint8_t *frame, uint32_t len,
+				   uint64_t now, uint64_t *at)
+{
+	struct steer_rx_stamp st;
+
+	_Static_assert(sizeof(st) == STEER_RX_STAMP_LEN, "steer_rx_stamp");
+	*at = now;
+	if (len < sizeof(st))
+		return 0;
+	memcpy(&st, frame, sizeof(st));
+	if (st.magic != STEER_RX_STAMP_MAGIC)
+		return 0;
+	if (st.rx_ns < now)
+		*at = st.rx_ns;
+	return sizeof(st);
+}
 
 /* Thread: set-up. Syscalls: allocates (the frame pool); 0 or -ENOMEM. */
 int rx_task_init(struct rx_task *t, struct xsk_queue *xq,

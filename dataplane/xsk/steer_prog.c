@@ -61,10 +61,12 @@ static int attached_prog(int ifindex, uint32_t *id, char *name, size_t len,
 }
 
 static int configure_maps(struct steer_prog *sp, int peer_ifindex,
-			  uint32_t failure_mode, uint32_t queues)
+			  uint32_t failure_mode, uint32_t queues,
+			  uint32_t stamp_room)
 {
 	struct steer_conf conf = {.failure_mode = failure_mode,
-				  .queues = queues};
+				  .queues = queues,
+				  .stamp_room = stamp_room};
 	uint32_t zero = 0;
 	int fd;
 
@@ -109,7 +111,7 @@ static int try_attach(struct steer_prog *sp, uint32_t mode_flags,
 int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		 int peer_ifindex, enum steer_mode_req mode,
 		 uint32_t failure_mode, uint32_t queues, bool frags,
-		 char *errbuf, size_t errlen)
+		 uint32_t stamp_room, char *errbuf, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .object_name = "xdplane");
 	char old_name[BPF_OBJ_NAME_LEN];
@@ -164,9 +166,9 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		goto fail;
 	}
 	sp->prog_fd = prog ? bpf_program__fd(prog) : -1;
-	err = sp->prog_fd < 0
-		      ? -ENOENT
-		      : configure_maps(sp, peer_ifindex, failure_mode, queues);
+	err = sp->prog_fd < 0 ? -ENOENT
+			      : configure_maps(sp, peer_ifindex, failure_mode,
+					       queues, stamp_room);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot set up the program's maps: %s",
 			 strerror(-err));

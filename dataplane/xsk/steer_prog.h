@@ -69,7 +69,9 @@ enum steer_mode_req {
 
 /* Load the program for port `ifindex`, whose peer is `peer_ifindex`, and
  * attach it; `queues` is the number of RX queues that will have a socket
- * (0 .. queues - 1): frames on the others are counted in nosock. errbuf
+ * (0 .. queues - 1): frames on the others are counted in nosock;
+ * stamp_room: the bytes a UMEM frame holds, frames that leave room for
+ * the arrival stamp get one (steer_abi.h; 0: none). errbuf
  * receives a one-line reason on failure. Returns 0 or -errno (-EBUSY: a
  * foreign program is attached).
  * Syscalls: netlink (RTM_GETLINK query, RTM_SETLINK attach; a detach
@@ -82,7 +84,7 @@ enum steer_mode_req {
 int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		 int peer_ifindex, enum steer_mode_req mode,
 		 uint32_t failure_mode, uint32_t queues, bool frags,
-		 char *errbuf, size_t errlen);
+		 uint32_t stamp_room, char *errbuf, size_t errlen);
 
 /* Remove every socket from the XSKMAP: frames take the failure path.
  * Syscalls: bpf(BPF_MAP_DELETE_ELEM), once per queue slot. */

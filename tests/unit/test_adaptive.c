@@ -28,8 +28,10 @@
  *  - a backlog a class ceiling holds (40 % of the line), the path beyond
  *    faster, a delay that is no queue: the rate >= 75 % of the line (the
  *    port's sent rate measured, not taken for the shaper's: 36 %);
+ *  - events seen after the consumer's now (1 in 50 by 2 us, every one
+ *    by 1 us: two workers' clocks): the same bounds, never no_samples;
  *  - no samples (UDP only): the rate is ports[].rate, state no_samples;
- *    samples stop: back to ports[].rate after the hold time;
+ *    samples stop: back to ports[].rate after the hold time (counted);
  *  - the rate never leaves [floor, ports[].rate];
  *  - one of 3 queues (a per-queue max and floor that are no whole
  *    number of bit/s): at the max or the floor, decisions that keep the
@@ -40,7 +42,8 @@
  *    refused; off costs nothing (no decision, rate = policy); a
  *    reload turning it off puts the policy's rate back; a reload with a
  *    new floor cuts the rate into the new bounds; the published view
- *    agrees with the scheduler.
+ *    agrees with the scheduler; on again after off, the monitor starts
+ *    empty (no ACK credits what left while it was off).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,6 +95,10 @@ struct sim {
 	uint64_t busy_until; /* when the FIFO has sent what it holds */
 	uint64_t delivered; /* bytes it sent */
 	uint64_t dropped; /* packets its buffer refused */
+	/* every skew_every-th event is seen skew_ns after the consumer's
+	 * now (its RX task on another worker began its pass later) */
+	uint64_t skew_ns, n_events;
+	uint32_t skew_every;
 	struct pend_ack acks[MAX_ACKS];
 	uint32_t ack_head, ack_tail;
 	/* ECE on every ece_every-th ACK (0: none) */
@@ -268,6 +275,8 @@ static void returns(struct sim *m)
 
 		assert_int_equal(pkt_parse(f, len, &pm), 0);
 		assert_true(pathmon_ack_of(f, len, &pm, m->now, &ev));
+		if (m->skew_every && ++m->n_events % m->skew_every == 0)
+			ev.seen_ns += m->skew_ns;
 		if (m->a.on) /* off: the RX tasks post nothing */
 			assert_int_equal(pathmon_ring_enqueue(&m->ring, &ev, 1),
 					 1);
@@ -796,6 +805,46 @@ static void test_backlog_below_rate_no_drop(void **state)
 	sim_free(m);
 }
 
+/* Two workers: the RX task that posts an event and the egress task that
+ * takes it read their clocks at the starts of their own passes, so an
+ * event can be seen after the taker's now. The same bounds as
+ * test_half_rate_beyond, and the controller never goes to no_samples
+ * while samples flow. */
+static void test_events_after_now(void **state)
+{
+	static const struct {
+		uint32_t every;
+		uint64_t skew_ns;
+	} cases[] = {{50, 2000}, {1, 1000}};
+
+	(void)state;
+	for (uint32_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sim *m = sim_new(true, LINE_BPS / 2.0);
+		struct run_stats st;
+
+		m->skew_every = cases[i].every;
+		m->skew_ns = cases[i].skew_ns;
+		run(m, 2000000000ull);
+		m->rate_lo = 1e18;
+		m->rate_hi = 0;
+		st = run(m, 1000000000ull);
+		print_message(
+			"1 event in %u seen %llu ns late: rate %.1f "
+			"Mbit/s (%.1f-%.1f), queue beyond mean %.0f us, "
+			"%llu times no_samples\n",
+			cases[i].every, (unsigned long long)cases[i].skew_ns,
+			st.rate_mean / 1e6, m->rate_lo / 1e6, m->rate_hi / 1e6,
+			st.queue_mean_ns / 1e3,
+			(unsigned long long)ctr_read(&m->a.ctr.no_samples));
+		assert_int_equal(ctr_read(&m->a.ctr.no_samples), 0);
+		assert_near(st.rate_mean, LINE_BPS / 2.0, 0.15);
+		assert_true(m->rate_hi - m->rate_lo <= 0.3 * LINE_BPS / 2.0);
+		assert_true(st.queue_mean_ns < 2 * 500000.0);
+		assert_true(st.util >= 0.85);
+		sim_free(m);
+	}
+}
+
 /* The gateway is the bottleneck: nothing to do. */
 static void test_gateway_is_bottleneck(void **state)
 {
@@ -833,8 +882,10 @@ static void test_no_samples(void **state)
 	run(m, 1000000000ull);
 	assert_true(sched_port_rate(&m->s) < 0.7 * LINE_BPS);
 	m->udp = true;
+	assert_int_equal(ctr_read(&m->a.ctr.no_samples), 0);
 	run(m, 1500000000ull); /* past the hold time (1 s) */
 	assert_int_equal(sched_port_rate(&m->s), LINE_BPS);
+	assert_int_equal(ctr_read(&m->a.ctr.no_samples), 1);
 	adaptive_read(&m->a, &v);
 	assert_int_equal(v.state, EDGE_NO_SAMPLES);
 	sim_free(m);
@@ -1036,6 +1087,34 @@ static void test_mem_plan(void **state)
 	sched_fini(&s);
 }
 
+/* Off for half a second while the sender goes on (3 MB unseen), then on
+ * again: the monitor starts empty, so no ACK credits what left while it
+ * was off to one interval (the delivery rate stays below the line). */
+static void test_off_on_fresh(void **state)
+{
+	struct sim *m = sim_new(true, LINE_BPS / 2.0);
+	struct qos_policy pol;
+	struct adaptive_view v;
+
+	(void)state;
+	run(m, 1000000000ull);
+	policy(&pol, false);
+	reconfigure(m, &pol);
+	run(m, 500000000ull);
+	policy(&pol, true);
+	reconfigure(m, &pol);
+	assert_int_equal(pathmon_flows(&m->a.pm), 0);
+	run(m, 50000000ull);
+	adaptive_read(&m->a, &v);
+	print_message("after off and on: delivery %.1f Mbit/s (last %.1f)\n",
+		      v.delivery_bps / 1e6, v.delivery_last_bps / 1e6);
+	/* (this plant's ACKs skip the segments its FIFO dropped while the
+	 * port sent at the line: up to twice the FIFO's rate, no more) */
+	assert_true(v.delivery_bps <= 1.5 * LINE_BPS);
+	assert_true(m->a.er.cap_bps <= 1.5 * LINE_BPS);
+	sim_free(m);
+}
+
 /* Settings the controller cannot run with are refused by name. */
 static void test_check(void **state)
 {
@@ -1079,6 +1158,7 @@ int main(void)
 		cmocka_unit_test(test_wire_ratio),
 		cmocka_unit_test(test_upper_classes_kept),
 		cmocka_unit_test(test_upper_sent_overhead),
+		cmocka_unit_test(test_events_after_now),
 		cmocka_unit_test(test_gateway_is_bottleneck),
 		cmocka_unit_test(test_backlog_below_rate_no_drop),
 		cmocka_unit_test(test_no_samples),
@@ -1086,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_rate_changes_real),
 		cmocka_unit_test(test_mem_off),
 		cmocka_unit_test(test_mem_plan),
+		cmocka_unit_test(test_off_on_fresh),
 		cmocka_unit_test(test_check),
 	};
 

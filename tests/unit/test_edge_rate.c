@@ -403,6 +403,42 @@ static void test_no_samples_holds(void **state)
 	assert_int_equal(er.no_samples, 1);
 }
 
+/* The newest sample seen a little after the decision's now (the RX
+ * task of another worker read its clock after this pass began): a
+ * sample of age 0, not one older than hold_ns. The controller keeps its
+ * state and its capacity estimate; never no_samples. */
+static void test_sample_after_now(void **state)
+{
+	struct edge_rate_params p;
+	struct edge_rate er;
+	struct edge_est est = {.valid = true,
+			       .base_rtt_ns = BASE,
+			       .srtt_ns = 10 * BASE,
+			       .delivery_bps = 30e6};
+	uint64_t now = 1 * MS;
+
+	edge_rate_params_default(&p, MAXBPS);
+	edge_rate_init(&er, &p);
+	edge_rate_update(&er, &p, &est, now);
+	assert_int_equal(er.state, EDGE_DRAIN);
+	for (int i = 0; i < 100; i++) {
+		now = er.next_ns;
+		est.last_sample_ns = now + 2 * US; /* seen 2 us "later" */
+		/* the delay fell to the target: no more cuts */
+		est.srtt_ns = BASE + p.target_ns / 2;
+		edge_rate_update(&er, &p, &est, now);
+		assert_int_not_equal(er.state, EDGE_NO_SAMPLES);
+		assert_true(er.rate_bps < MAXBPS);
+		/* too few samples in the window: held, not reset */
+		est.valid = false;
+		now = er.next_ns;
+		edge_rate_update(&er, &p, &est, now);
+		assert_int_not_equal(er.state, EDGE_NO_SAMPLES);
+		est.valid = true;
+	}
+	assert_int_equal(er.no_samples, 0);
+}
+
 /* The testbed's delivery rate (bench/README.md, spine): the mean of a few
  * intervals within -20..+40 % of what the port sent most of the time,
  * biased high. With the dataplane's filters the rate stays just under C
@@ -981,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(test_rate_within_bounds),
 		cmocka_unit_test(test_gateway_is_bottleneck),
 		cmocka_unit_test(test_no_samples_holds),
+		cmocka_unit_test(test_sample_after_now),
 		cmocka_unit_test(test_noisy_delivery_steady),
 		cmocka_unit_test(test_spike_not_confirmed),
 		cmocka_unit_test(test_growth_hidden_burst),

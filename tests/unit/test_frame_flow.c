@@ -7,7 +7,8 @@
  * forwarded in order with their lengths, that every loss is counted by
  * reason, that frames come back to their owner, and that the census finds
  * every frame exactly once (and notices a leak or a double when one is
- * made on purpose).
+ * made on purpose), and that the steering program's arrival stamp is
+ * taken off a frame and kept as its path event's time.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,8 @@
 #include "egress.h"
 #include "fake_xsk.h"
 #include "frame_chain.h"
+#include "pathmon_ring.h"
+#include "pkt_build.h"
 #include "rx_task.h"
 #include "umem.h"
 #include "xsk_queue.h"
@@ -275,6 +278,65 @@ static void test_owner_is_partition(void **state)
 	assert_int_equal(umem_frame_start(&f->umem, 5 * 2048 + 256), 5 * 2048);
 }
 
+/* The steering program's arrival stamp (steer_abi.h) in front of a frame:
+ * taken off before anything else (the frame leaves as it came), and the
+ * path event of a returning ACK carries it as its time (not the pass's
+ * now, which after a nap is the nap's end). A frame without one: the
+ * pass's now; a stamp after now: now. */
+static void test_arrival_stamp(void **state)
+{
+	struct flow *f = *state;
+	struct qos_policy pol = f->pol;
+	struct pathmon_ring ring;
+	struct pathmon_ack ev;
+	struct steer_rx_stamp st = {.magic = STEER_RX_STAMP_MAGIC};
+	static uint8_t buf[2048 + sizeof(struct steer_rx_stamp)];
+	uint32_t len, lens[4];
+	const uint64_t now = 5000000000ull;
+	const struct {
+		bool stamped;
+		uint64_t rx_ns, want;
+	} cases[] = {
+		{true, now - 700000, now - 700000},
+		{false, 0, now},
+		{true, now + 1000, now},
+	};
+
+	(void)state;
+	assert_int_equal(pathmon_ring_init(&ring, 64), 0);
+	assert_int_equal(rx_task_add_path(&f->rx, &ring, 0), 0);
+	pol.port[0].rate_bps = 1000000000;
+	pol.port[0].adaptive.on = true;
+	rx_task_set_dcqcn(&f->rx, &pol);
+	rx_task_refill(&f->rx);
+	for (uint32_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint32_t off = cases[i].stamped ? sizeof(st) : 0;
+		const struct xdp_desc *d;
+
+		/* a pure ACK from B to A: the reverse of A's flow */
+		len = tcp_frame(buf + off, 2, 1, 5001, 40000, 1, 1000 + i, 0x10,
+				9, 7, 0);
+		st.rx_ns = cases[i].rx_ns;
+		if (off)
+			memcpy(buf, &st, sizeof(st));
+		assert_int_equal(
+			fake_kernel_rx(&f->a, &f->umem, buf, len + off, 1), 1);
+		assert_true(rx_task_poll_at(&f->rx, now) >= 1);
+		assert_int_equal(pathmon_ring_dequeue(&ring, &ev, 1), 1);
+		assert_int_equal(ev.seen_ns, cases[i].want);
+		assert_int_equal(ev.ack, 1000 + i);
+		egress_task_poll(&f->eg);
+		d = &f->b.tx.descs[f->b.tx.consumer % FAKE_RING];
+		assert_int_equal(d->len, len);
+		assert_memory_equal((uint8_t *)f->umem.base + d->addr,
+				    buf + off, len);
+		assert_int_equal(fake_kernel_tx(&f->b, lens, 4), 1);
+		egress_task_poll(&f->eg); /* reap the completion */
+	}
+	assert_int_equal(ctr_read(&f->rx.ctr.path_events), 3);
+	pathmon_ring_fini(&ring);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +355,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tx_submitted_and_completed,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owner_is_partition, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_arrival_stamp, setup,
 						teardown),
 	};
 

@@ -1246,6 +1246,148 @@ static void test_estimate_valid(void **state)
 	pathmon_fini(&pm);
 }
 
+/* ---- a long RTT: few samples per rate window ---- */
+
+/* One segment every 50 ms over a 150 ms path, each ACKed alone: at most
+ * three samples in the rate window (10 x 10 ms), fewer than min_samples,
+ * so the estimate rests on the long-RTT rule. ack_skew: the events are
+ * seen that long after the now they are consumed at (the RX task of
+ * another worker began its pass later). Returns the time the last
+ * sample was consumed at. */
+static uint64_t long_path(struct pathmon *pm, const struct pathmon_key *k,
+			  uint32_t n, uint64_t ack_skew)
+{
+	uint64_t t, last = 0;
+
+	for (uint32_t i = 0; i < n + 3; i++) {
+		t = (uint64_t)i * 50 * MS;
+		if (i < n)
+			dep_at(pm, k, 1000 + i * 1000, 1000, 0, t);
+		if (i >= 3) {
+			struct pathmon_ack ev =
+				tack(k, 2000 + (i - 3) * 1000, 0, t + ack_skew);
+
+			if (pathmon_ack(pm, &ev, t))
+				last = t;
+		}
+	}
+	return last;
+}
+
+/* The exact samples of the departure ring count as samples: a 150 ms
+ * path with exact samples only is valid. */
+static void test_long_rtt_ring(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(21);
+	struct pathmon_est e;
+	uint64_t t;
+
+	(void)state;
+	params(&p);
+	p.exact_ring = true;
+	p.min_samples = 4;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	t = long_path(&pm, &k, 12, 0);
+	assert_true(ctr_read(&pm.st.ring_samples) >= 4);
+	pathmon_estimate(&pm, t + 1 * MS, &e);
+	assert_true(e.samples_recent < p.min_samples);
+	assert_int_equal(e.base_rtt_ns, 150 * MS);
+	assert_true(e.valid);
+	pathmon_fini(&pm);
+}
+
+/* Samples seen after the now they are consumed at (clocks of two
+ * workers): a sample of age 0, and the long-RTT estimate stays valid. */
+static void test_long_rtt_sample_after_now(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(22);
+	struct pathmon_est e;
+	uint64_t t;
+
+	(void)state;
+	params(&p);
+	p.min_samples = 4;
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	t = long_path(&pm, &k, 20, 2 * US);
+	assert_true(ctr_read(&pm.st.samples_matched[PATHMON_TCP_SEQ]) >= 4);
+	pathmon_estimate(&pm, t, &e);
+	assert_true(e.last_sample_ns > t);
+	assert_true(e.samples_recent < p.min_samples);
+	assert_true(e.valid);
+	pathmon_fini(&pm);
+}
+
+/* ---- gaps: a flow met again after flow_idle_ns, a reset ---- */
+
+/* Nothing of the flow was seen for 5 s (the monitor was not called:
+ * adaptive egress off), while it sent 62.5 MB: its old ACK state is not
+ * revived, so the first ACK after the gap credits nothing. */
+static void test_gap_not_credited(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct pathmon_key k = tkey(23);
+	struct pathmon_est e;
+	const uint32_t gap = 62500000;
+
+	(void)state;
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	dep_at(&pm, &k, 1000, 1000, 0, 0);
+	dep_at(&pm, &k, 2000, 1000, 0, 1 * MS);
+	ack_at(&pm, &k, 2000, 0, 2 * MS);
+	ack_at(&pm, &k, 3000, 0, 3 * MS);
+	/* 5 s later, 62.5 MB further */
+	dep_at(&pm, &k, 3000 + gap, 1000, 0, 5 * SEC);
+	dep_at(&pm, &k, 4000 + gap, 1000, 0, 5 * SEC + 100 * US);
+	ack_at(&pm, &k, 4000 + gap, 0, 5 * SEC + 1 * MS);
+	ack_at(&pm, &k, 5000 + gap, 0, 5 * SEC + 2 * MS);
+	pathmon_estimate(&pm, 5 * SEC + 15 * MS, &e);
+	print_message("delivery after the gap: %.0f bit/s (max %.0f)\n",
+		      e.delivery_bps_last, e.delivery_bps);
+	assert_true(e.delivery_bps < 2e6); /* 1000 B in 10 ms: 0.8 Mbit/s */
+	assert_int_equal(ctr_read(&pm.st.flows_expired), 1);
+	pathmon_fini(&pm);
+}
+
+/* pathmon_reset: no flows, no samples, no intervals; then as new. */
+static void test_reset(void **state)
+{
+	struct pathmon_params p;
+	struct pathmon pm;
+	struct ts_flow f = {.k = tkey(24), .seq = 1, .ts = 1};
+	struct pathmon_est e;
+
+	(void)state;
+	params(&p);
+	assert_int_equal(pathmon_init(&pm, &p, 0), 0);
+	assert_false(dep_at(&pm, &f.k, 0, 1, 1, 0));
+	f.seq = 1;
+	ts_sample(&pm, &f, 1 * MS, 100 * US);
+	ts_sample(&pm, &f, 2 * MS, 100 * US);
+	pathmon_estimate(&pm, 3 * MS, &e);
+	assert_true(e.valid);
+	assert_int_equal(pm.n_samples, 2);
+	pathmon_reset(&pm, 4 * MS);
+	assert_int_equal(pm.n_samples, 0);
+	assert_int_equal(pathmon_flows(&pm), 0);
+	assert_int_equal(index_used(&pm), 0);
+	pathmon_estimate(&pm, 5 * MS, &e);
+	assert_false(e.valid);
+	assert_int_equal(e.base_rtt_ns, 0);
+	assert_int_equal(e.srtt_ns, 0);
+	assert_int_equal(e.last_sample_ns, 0);
+	assert_true(e.delivery_bps == 0);
+	/* the flow is new again: its first departure is state only */
+	assert_false(dep_at(&pm, &f.k, f.seq, 1000, 100, 6 * MS));
+	assert_int_equal(pathmon_flows(&pm), 1);
+	pathmon_fini(&pm);
+}
+
 static void test_params(void **state)
 {
 	struct pathmon_params p;
@@ -1458,6 +1600,10 @@ int main(void)
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_pending_expiry),
 		cmocka_unit_test(test_estimate_valid),
+		cmocka_unit_test(test_long_rtt_ring),
+		cmocka_unit_test(test_long_rtt_sample_after_now),
+		cmocka_unit_test(test_gap_not_credited),
+		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_helpers_tcp),
 		cmocka_unit_test(test_helpers_roce),
