@@ -21,14 +21,7 @@ command -v iperf3 >/dev/null || tb_fail "iperf3 missing (.ci/deps installs it)"
 tb_init
 tb_build
 
-ip netns exec "$TB_B" ip link add ifb0 type ifb
-ip netns exec "$TB_B" ip link set ifb0 up
-ip netns exec "$TB_B" tc qdisc add dev b0 handle ffff: ingress
-ip netns exec "$TB_B" tc filter add dev b0 parent ffff: protocol all \
-	u32 match u32 0 0 \
-	action mirred egress redirect dev ifb0
-ip netns exec "$TB_B" tc qdisc add dev ifb0 root tbf rate ${FIFO_MBIT}mbit \
-	burst 16kb limit 1mb
+tb_fifo_beyond $FIFO_MBIT
 
 config() { # config MODE
 	cat <<YAML

@@ -200,6 +200,22 @@ tb_build() {
 	ip -n "$TB_GW" link set gw1 up
 }
 
+# tb_fifo_beyond MBIT: a bottleneck one hop beyond the gateway, on B's
+# side of the link: b0's ingress redirected to an IFB (ifb0 in B) whose
+# root is a TBF of MBIT Mbit/s with a 1 MiB buffer, a FIFO the gateway's
+# classes cannot order (its backlog: tc -s qdisc show dev ifb0 in B).
+tb_fifo_beyond() {
+	local mbit=$1
+	ip netns exec "$TB_B" ip link add ifb0 type ifb || tb_die "ifb0"
+	ip netns exec "$TB_B" ip link set ifb0 up
+	ip netns exec "$TB_B" tc qdisc add dev b0 handle ffff: ingress
+	ip netns exec "$TB_B" tc filter add dev b0 parent ffff: protocol all \
+		u32 match u32 0 0 \
+		action mirred egress redirect dev ifb0 || tb_die "b0 -> ifb0"
+	ip netns exec "$TB_B" tc qdisc add dev ifb0 root tbf \
+		rate "${mbit}mbit" burst 16kb limit 1mb || tb_die "tbf on ifb0"
+}
+
 # tb_config FILE [key: value lines...]: a gateway config for this testbed.
 # Unless the lines give a control: key, the control socket goes into
 # $TB_DIR (never the system's /run/xdplane) and /metrics is off.
