@@ -184,11 +184,12 @@ wait_health 503 '^degraded: worker_stalled: worker 0 made no progress for [3-9]\
 python3 -c "import sys, time; sys.exit(time.time() - $t0 < 2.7)" || tb_fail "stall reported before 3 s"
 [ "$(metric 'xdplane_degraded{reason="worker_stalled"}')" = 1 ] || tb_fail "xdplane_degraded{worker_stalled} not 1"
 "$CTL" -s "$SOCK" status | grep -Eq '^health +DEGRADED: worker_stalled: ' || tb_fail "status: no worker_stalled"
+# the log says it at the next stats tick (/healthz judges each request):
+# the worker stays stopped until then
+wait_log "health: degraded: worker_stalled" 3 || tb_fail "no log line for the stall"
 touch "$TB_DIR/release"
 wait $FREEZE || tb_fail "freeze.py failed: $(cat "$TB_DIR/freeze.log")"
 wait_health 200 '^ok$' 5
-# the log says it at the next stats tick (/healthz judges each request)
-wait_log "health: degraded: worker_stalled" 3 || tb_fail "no log line for the stall"
 wait_log "health: ok again" 3 || tb_fail "no log line for the recovery"
 tb_pass "(3) worker 0 stopped alone for > 3 s: 503 worker_stalled (/healthz, status, metrics, log); let go: 200"
 
