@@ -31,8 +31,10 @@
  * Adaptive egress (adaptive.h): with ports[].adaptive on for this task's
  * port, each TCP segment with ACK, RoCE RC ACK/NAK and CNP received is
  * turned into a path event (pathmon_ack_of: 72 bytes, no frame) posted to
- * every egress task of this port, before it is forwarded like any frame;
- * a full ring loses the event, counted (path_events_lost). The event's
+ * the egress task of this port that sends its flow (adaptive.h,
+ * Multi-queue; none: counted, path_events_unowned), before it is
+ * forwarded like any frame; a full ring loses the event, counted
+ * (path_events_lost). The event's
  * time is the frame's arrival: the steering program's stamp in front of
  * it (steer_abi.h: taken off every frame that has one, before anything
  * else) when it has one, else the pass's now -- a frame that arrived
