@@ -985,15 +985,27 @@ static void test_rate_changes_real(void **state)
 }
 
 /* Bytes of the heap in use now. */
+/* The sanitizers' allocators are not glibc's: mallinfo2() does not see
+ * what they hand out, so the heap is measured only without them (the
+ * plain build of CI's test run). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HEAP_MEASURED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define HEAP_MEASURED 0
+#endif
+#endif
+#ifndef HEAP_MEASURED
+#define HEAP_MEASURED 1
+#endif
+
 static uint64_t heap_bytes(void)
 {
 	return mallinfo2().uordblks;
 }
 
 /* Off, adaptive egress holds no memory: an egress task's monitor is
- * allocated when a policy first turns it on (adaptive_reserve). Before,
- * every egress task allocated a monitor of 4096 flows (~1 MB) whatever
- * the policy. */
+ * allocated when a policy first turns it on (adaptive_reserve). */
 static void test_mem_off(void **state)
 {
 	struct qos_policy pol;
@@ -1072,11 +1084,14 @@ static void test_mem_plan(void **state)
 			      "%.2f MB allocated per port (plan %.2f MB)\n",
 			      q, adaptive_plan_flows(q), q * slots, used / 1e6,
 			      adaptive_plan_bytes(q) / 1e6);
-		assert_true(used >= adaptive_plan_bytes(q));
-		/* the allocator's own words, a few per allocation */
-		assert_true(used <= adaptive_plan_bytes(q) +
+		if (HEAP_MEASURED) {
+			assert_true(used >= adaptive_plan_bytes(q));
+			/* the allocator's own words, a few per allocation */
+			assert_true(used <=
+				    adaptive_plan_bytes(q) +
 					    ((uint64_t)q * q + 2 * q) * 128);
-		assert_true(used <= q * per_queue);
+			assert_true(used <= q * per_queue);
+		}
 		for (uint32_t j = 0; j < q * q; j++)
 			pathmon_ring_fini(&r[j]);
 		for (uint32_t j = 0; j < q; j++)
