@@ -28,7 +28,7 @@ vm_config() {
 		echo "ports:"
 		echo "  - interface: gw0"
 		echo "  - interface: gw1"
-		echo "umem: {frames: 8192, frame_size: 4096}"
+		echo "umem: {frames: 16384, frame_size: 4096}"
 		echo "rings: {fill: 1024, completion: 1024, rx: 1024, tx: 1024, handoff: 1024}"
 		echo "control: {socket: \"$XDPLANE_CONTROL_SOCKET\", metrics_listen: \"$METRICS\"}"
 		for l in "$@"; do echo "$l"; done
