@@ -35,13 +35,17 @@ vm_config() {
 	} >"$TEST_DIR/gw.yaml"
 }
 
-# vm_start_gw: start the daemon on $TEST_DIR/gw.yaml, wait until it forwards.
+# vm_start_gw: start the daemon on $TEST_DIR/gw.yaml, wait until it
+# forwards; prints its bind mode line.
 vm_start_gw() {
 	mkdir -p /run/xdplane
 	xdplane -c "$TEST_DIR/gw.yaml" >"$TEST_DIR/gw.log" 2>&1 &
 	GW_PID=$!
 	for _ in $(seq 300); do
-		grep -q 'forwarding started' "$TEST_DIR/gw.log" && return 0
+		if grep -q 'forwarding started' "$TEST_DIR/gw.log"; then
+			grep -a 'AF_XDP bind mode' "$TEST_DIR/gw.log"
+			return 0
+		fi
 		kill -0 "$GW_PID" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -7,7 +7,6 @@ source /xdplane/tests/lib.sh
 vm_config
 vm_start_gw
 line=$(grep -a 'AF_XDP bind mode' "$TEST_DIR/gw.log")
-echo "$line"
 grep -q 'bind mode: zero-copy' <<<"$line" || vm_fail "start-up log: $line"
 vm_ok "start-up log: zero-copy"
 js=$(xdplanectl --json status)
