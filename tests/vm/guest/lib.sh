@@ -1,7 +1,9 @@
 # shellcheck shell=bash disable=SC2034
 # Shared by the guest tests (sourced; bash). The guest's topology is set up
 # by /init: h1 (netns h1, 10.9.0.1, fd00:9::1) --- gw0 [xdplane] gw1 ---
-# h2 (netns h2, 10.9.0.2, fd00:9::2). Each test runs in $TEST_DIR, whose
+# h2 (netns h2, 10.9.0.2, fd00:9::2), and of virtio-net devices that
+# refuse zero-copy h3 (10.9.1.3) --- gw2 [] gw3 --- h4 (10.9.1.4). Each
+# test runs in $TEST_DIR, whose
 # *.log files /init prints when the test fails.
 set -euo pipefail
 export XDPLANE_CONTROL_SOCKET=/run/xdplane/control.sock
@@ -21,13 +23,14 @@ vm_ok() { echo "ok: $*"; }
 # vm_note KEY VALUE: a figure for the summary ("figure: KEY VALUE").
 vm_note() { echo "figure: $*"; }
 
-# vm_config [key: value lines...]: $TEST_DIR/gw.yaml, gw0 and gw1.
+# vm_config [key: value lines...]: $TEST_DIR/gw.yaml, ports $PORT0 and
+# $PORT1 (default gw0 and gw1).
 vm_config() {
 	local l
 	{
 		echo "ports:"
-		echo "  - interface: gw0"
-		echo "  - interface: gw1"
+		echo "  - interface: ${PORT0:-gw0}"
+		echo "  - interface: ${PORT1:-gw1}"
 		echo "umem: {frames: 16384, frame_size: 4096}"
 		echo "rings: {fill: 1024, completion: 1024, rx: 1024, tx: 1024, handoff: 1024}"
 		echo "control: {socket: \"$XDPLANE_CONTROL_SOCKET\", metrics_listen: \"$METRICS\"}"
