@@ -106,7 +106,11 @@ int xsk_queue_stats(const struct xsk_queue *q, struct xdp_statistics *st);
  * which it never completes. These are counted from the rings' free-running
  * indices (fill consumer - RX producer, TX consumer - completion producer):
  * each socket has its own fill and completion ring, also the first one of
- * the shared UMEM, since every socket binds another device or queue.
+ * the shared UMEM, since every socket binds another device or queue. The
+ * kernel publishes its fill consumer lazily (at each RX flush): entries a
+ * driver took since are walked as still in the fill ring, which counts
+ * them once all the same, as long as nothing is received meanwhile (the
+ * workers are stopped and the XDP programs take the failure path).
  * Thread: the control thread, once the workers have stopped. Syscalls:
  * getsockopt(XDP_STATISTICS). */
 void xsk_queue_census(struct xsk_queue *q, struct umem_census *c);
