@@ -684,24 +684,30 @@ static int stop_and_report(struct daemon *d)
 	gateway_close(d->gw, &c);
 	d->gw = NULL;
 	json_object_set_new(root, "frames",
-			    json_pack("{s:I,s:I,s:I,s:I,s:I}", "total",
+			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "total",
 				      (json_int_t)c.total, "found",
-				      (json_int_t)c.found, "missing",
+				      (json_int_t)c.found, "driver",
+				      (json_int_t)c.driver, "missing",
 				      (json_int_t)c.missing, "doubles",
 				      (json_int_t)c.doubles, "strays",
 				      (json_int_t)c.strays));
-	if (!c.done || c.missing || c.doubles || c.strays) {
+	if (!c.done || c.missing || c.doubles || c.strays ||
+	    c.found + c.driver != c.total) {
 		log_err("frame accounting failed: %llu of %llu frames found, "
-			"%llu missing, %llu doubly owned, %llu stray",
+			"%llu held by the driver, %llu missing, %llu doubly "
+			"owned, %llu stray",
 			(unsigned long long)c.found,
 			(unsigned long long)c.total,
+			(unsigned long long)c.driver,
 			(unsigned long long)c.missing,
 			(unsigned long long)c.doubles,
 			(unsigned long long)c.strays);
 		rc = 3;
 	} else {
-		log_info("frame accounting: all %llu frames accounted for",
-			 (unsigned long long)c.total);
+		log_info("frame accounting: all %llu frames accounted for "
+			 "(%llu held by the driver)",
+			 (unsigned long long)c.total,
+			 (unsigned long long)c.driver);
 	}
 	text = json_dumps(root, JSON_COMPACT);
 	fprintf(stderr, "final-stats: %s\n", text ? text : "{}");

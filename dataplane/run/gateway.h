@@ -137,6 +137,8 @@ struct gw_class_stats {
 struct gw_census {
 	uint64_t total; /* frames in the UMEM */
 	uint64_t found; /* found exactly once */
+	uint64_t driver; /* held by the kernel outside the rings, by count
+			  * (a zero-copy driver's queues; xsk_queue_census) */
 	uint64_t missing; /* found nowhere: leaked */
 	uint64_t doubles; /* found in two places */
 	uint64_t strays; /* addresses outside the UMEM */

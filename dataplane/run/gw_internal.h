@@ -67,6 +67,12 @@ struct gw_port {
 	int mtu_was;
 	bool channels_set;
 	struct nic_channels channels_was;
+	/* Promiscuous mode (IFF_PROMISC) set by start-up: a bump in the
+	 * wire receives frames addressed to the hosts beyond it, which a
+	 * NIC's unicast filter drops. Cleared by gateway_close(), whether
+	 * the start was refused or the gateway ran; left on when it was on
+	 * before (promisc_set false) */
+	bool promisc_set;
 };
 
 struct gateway {
@@ -164,6 +170,9 @@ void gw_ports_unlock(struct gateway *gw);
  * channels_was), logged; a failure is logged and the rest still put
  * back. Before gw_ports_unlock(), after the programs are detached. */
 void gw_ports_restore(struct gateway *gw);
+/* Promiscuous mode off on the ports where start-up set it (promisc_set),
+ * logged. After the programs are detached, before gw_ports_unlock(). */
+void gw_ports_promisc_off(struct gateway *gw);
 
 /* gw_units.c: placement, tasks and rings of every unit, workers; the
  * census over them; their teardown. */

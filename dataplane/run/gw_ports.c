@@ -3,7 +3,8 @@
  * gw_ports.c - the gateway's two ports: the lock that keeps a second
  * xdplane off an interface, its MTU and what it means in UMEM frames per
  * packet, its channels against the queues (at start, and watched while
- * running: frames on an RX queue without a socket), and the AF_XDP socket
+ * running: frames on an RX queue without a socket), their promiscuous mode
+ * (on at start, off again at close), and the AF_XDP socket
  * of each of its queues. Control thread only (gw_internal.h).
  */
 #include <errno.h>
@@ -201,6 +202,79 @@ static int check_port(struct gateway *gw, struct gw_port *pt, char *errbuf,
 	return 0;
 }
 
+/* IFF_PROMISC of the interface (the flag user space sets, not the
+ * kernel's count of promiscuous users such as packet sockets) to on. */
+static int set_promisc(int fd, const char *name, bool on, bool *was)
+{
+	struct ifreq ifr = {0};
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
+		return -errno;
+	if (was)
+		*was = ifr.ifr_flags & IFF_PROMISC;
+	if (!!(ifr.ifr_flags & IFF_PROMISC) == on)
+		return 0;
+	ifr.ifr_flags =
+		on ? ifr.ifr_flags | IFF_PROMISC : ifr.ifr_flags & ~IFF_PROMISC;
+	return ioctl(fd, SIOCSIFFLAGS, &ifr) ? -errno : 0;
+}
+
+/* Promiscuous mode on: the frames of a bump in the wire are addressed to
+ * the hosts beyond it, not to the port's MAC. */
+static int promisc_on(struct gw_port *pt, char *errbuf, size_t errlen)
+{
+	bool was = false;
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	err = fd < 0 ? -errno : set_promisc(fd, pt->name, true, &was);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "%s: cannot set promiscuous mode (frames to the hosts "
+			 "beyond the gateway would not pass the NIC's unicast "
+			 "filter): %s",
+			 pt->name, strerror(-err));
+		return err;
+	}
+	pt->promisc_set = !was;
+	if (was)
+		log_info("%s: promiscuous mode already on; left on at stop",
+			 pt->name);
+	else
+		log_info("%s: promiscuous mode on, for frames to the hosts "
+			 "beyond the gateway (the NIC's unicast filter would "
+			 "drop them); off again at stop",
+			 pt->name);
+	return 0;
+}
+
+void gw_ports_promisc_off(struct gateway *gw)
+{
+	int fd = -1, err;
+
+	for (int i = 0; i < GW_PORTS; i++) {
+		struct gw_port *pt = &gw->port[i];
+
+		if (!pt->promisc_set)
+			continue;
+		pt->promisc_set = false;
+		if (fd < 0)
+			fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		err = fd < 0 ? -errno : set_promisc(fd, pt->name, false, NULL);
+		if (err)
+			log_err("%s: promiscuous mode could not be turned off "
+				"again: %s ('ip link set %s promisc off')",
+				pt->name, strerror(-err), pt->name);
+		else
+			log_info("%s: promiscuous mode off again", pt->name);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
 {
 	int err;
@@ -219,6 +293,8 @@ int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
 		err = lock_port(&gw->port[i], errbuf, errlen);
 		if (!err)
 			err = check_port(gw, &gw->port[i], errbuf, errlen);
+		if (!err)
+			err = promisc_on(&gw->port[i], errbuf, errlen);
 		if (err)
 			return err;
 	}

@@ -366,6 +366,7 @@ void gw_units_census(struct gateway *gw, struct gw_census *out)
 			xsk_queue_census(&gw->port[p].q[q], &c);
 	out->total = gw->umem.n_frames;
 	out->found = c.found;
+	out->driver = c.uncounted;
 	out->missing = umem_census_missing(&c);
 	out->doubles = c.doubles;
 	out->strays = c.strays;

@@ -90,31 +90,40 @@ static uint32_t load_acq(const uint32_t *p)
 
 void xsk_queue_census(struct xsk_queue *q, struct umem_census *c)
 {
-	uint32_t i, end;
+	struct xdp_statistics st;
+	uint32_t i, rx_prod, fill_cons, comp_prod, tx_cons, tx_held;
 
 	if (!q->xsk)
 		return;
+	/* One snapshot of the kernel's indices, each producer read before
+	 * the consumer of the ring it feeds from: a frame the kernel moves
+	 * meanwhile is counted once, in the ring or as held. */
+	rx_prod = load_acq(q->rx.producer);
+	fill_cons = load_acq(q->fill.consumer);
+	comp_prod = load_acq(q->comp.producer);
+	tx_cons = load_acq(q->tx.consumer);
+	/* Held by the kernel outside the rings: counted, not addressable. */
+	tx_held = tx_cons - comp_prod;
+	if (xsk_queue_stats(q, &st) == 0 && st.tx_invalid_descs <= tx_held)
+		tx_held -= (uint32_t)st.tx_invalid_descs;
+	c->uncounted += (uint64_t)(fill_cons - rx_prod) + tx_held;
 	/* Fill: what we produced and the kernel has not consumed. */
-	for (i = load_acq(q->fill.consumer), end = load_acq(q->fill.producer);
-	     i != end; i++)
+	for (i = fill_cons; i != load_acq(q->fill.producer); i++)
 		umem_census_add(c, *xsk_ring_prod__fill_addr(&q->fill, i));
 	/* RX: what the kernel produced and we have not consumed. */
-	for (i = load_acq(q->rx.consumer), end = load_acq(q->rx.producer);
-	     i != end; i++)
+	for (i = load_acq(q->rx.consumer); i != rx_prod; i++)
 		umem_census_add(
 			c,
 			umem_frame_start(
 				c->u, xsk_ring_cons__rx_desc(&q->rx, i)->addr));
 	/* TX: what we produced and the kernel has not sent. */
-	for (i = load_acq(q->tx.consumer), end = load_acq(q->tx.producer);
-	     i != end; i++)
+	for (i = tx_cons; i != load_acq(q->tx.producer); i++)
 		umem_census_add(
 			c,
 			umem_frame_start(
 				c->u, xsk_ring_prod__tx_desc(&q->tx, i)->addr));
 	/* Completion: sent, not yet taken back by us. */
-	for (i = load_acq(q->comp.consumer), end = load_acq(q->comp.producer);
-	     i != end; i++)
+	for (i = load_acq(q->comp.consumer); i != comp_prod; i++)
 		umem_census_add(
 			c, umem_frame_start(c->u, *xsk_ring_cons__comp_addr(
 							  &q->comp, i)));

@@ -97,8 +97,22 @@ void xsk_queue_close(struct xsk_queue *q);
 int xsk_queue_stats(const struct xsk_queue *q, struct xdp_statistics *st);
 
 /* Census of a quiescent socket: report every address it holds in its
- * rings (entries between consumer and producer). Thread: the control
- * thread, once the workers have stopped. Syscalls: none. */
+ * rings (entries between consumer and producer), and count in
+ * c->uncounted the frames the kernel holds outside them: taken from the
+ * fill ring and not (yet) put on the RX ring (a zero-copy driver's
+ * receive queue, the pool's free list after an RX drop), taken from the
+ * TX ring and not (yet) completed (in the driver's transmit queue), less
+ * the TX descriptors the kernel refused as invalid (XDP_STATISTICS),
+ * which it never completes. These are counted from the rings' free-running
+ * indices (fill consumer - RX producer, TX consumer - completion producer):
+ * each socket has its own fill and completion ring, also the first one of
+ * the shared UMEM, since every socket binds another device or queue. The
+ * kernel publishes its fill consumer lazily (at each RX flush): entries a
+ * driver took since are walked as still in the fill ring, which counts
+ * them once all the same, as long as nothing is received meanwhile (the
+ * workers are stopped and the XDP programs take the failure path).
+ * Thread: the control thread, once the workers have stopped. Syscalls:
+ * getsockopt(XDP_STATISTICS). */
 void xsk_queue_census(struct xsk_queue *q, struct umem_census *c);
 
 #endif

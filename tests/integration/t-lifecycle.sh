@@ -6,7 +6,10 @@
 #    flowing in the kernel while the daemon is down; a fresh start under
 #    traffic replaces the stale program and forwarding resumes through
 #    AF_XDP;
-#  - with failure_mode closed, traffic stops while the daemon is down.
+#  - with failure_mode closed, traffic stops while the daemon is down;
+#  - the ports are promiscuous while the daemon runs, not after a clean
+#    stop, still after SIGKILL (fail-open forwards frames to the hosts),
+#    and a start that finds the mode on leaves it on.
 set -euo pipefail
 source "$(dirname "$0")/../lib/testbed.sh"
 tb_init
@@ -17,10 +20,20 @@ pings() { # pings COUNT: replies received A -> B at 20/s
 		sed -n 's/.* \([0-9]*\) received.*/\1/p' || true
 }
 
+promisc() { # promisc: "gw0 gw1 " for each port in promiscuous mode
+	local p
+	for p in gw0 gw1; do
+		ip -n "$TB_GW" link show "$p" | grep -q PROMISC && printf '%s ' $p
+	done
+	return 0
+}
+
 # --- clean stop ---
 tb_config "$TB_DIR/open.yaml" "failure_mode: open"
+[ -z "$(promisc)" ] || tb_fail "promiscuous before the start: $(promisc)"
 tb_start_gw gw1 "$TB_DIR/open.yaml"
 [ -n "$(tb_xdp_prog GW gw0)" ] || tb_fail "no XDP program on gw0 while running"
+[ "$(promisc)" = "gw0 gw1 " ] || tb_fail "promiscuous while running: '$(promisc)'"
 [ "$(pings 20)" -eq 20 ] || tb_fail "ping through the running gateway"
 rc=0
 tb_stop_gw || rc=$?
@@ -32,7 +45,10 @@ total=$(tb_stats gw1.log 's["frames"]["total"]')
 found=$(tb_stats gw1.log 's["frames"]["found"]')
 [ "$missing" -eq 0 ] && [ "$found" -eq "$total" ] ||
 	tb_fail "frame accounting: found $found of $total"
-tb_pass "SIGTERM: detached, $found/$total frames accounted for"
+[ -z "$(promisc)" ] || tb_fail "still promiscuous after the stop: $(promisc)"
+grep -q 'gw1: promiscuous mode off again' "$TB_DIR/gw1.log" ||
+	tb_fail "no 'promiscuous mode off again' line"
+tb_pass "SIGTERM: detached, promiscuous mode off, $found/$total frames accounted for"
 
 # --- crash with fail-open ---
 tb_start_gw gw2 "$TB_DIR/open.yaml"
@@ -40,6 +56,7 @@ old_id=$(tb_xdp_prog GW gw0)
 kill -KILL "$TB_GW_PID"
 tb_wait_exit "$TB_GW_PID" 5 || true
 [ "$(tb_xdp_prog GW gw0)" = "$old_id" ] || tb_fail "program gone after SIGKILL"
+[ "$(promisc)" = "gw0 gw1 " ] || tb_fail "promiscuous after SIGKILL: '$(promisc)'"
 got=$(pings 40)
 [ "$got" -ge 39 ] || tb_fail "fail-open: only $got/40 replies while the daemon is down"
 tb_pass "fail-open: $got/40 replies with the daemon down"
@@ -51,6 +68,8 @@ sleep 0.5
 tb_start_gw gw3 "$TB_DIR/open.yaml"
 grep -q 'replaced a stale xdplane program' "$TB_DIR/gw3.log" ||
 	tb_fail "stale program not reported as replaced"
+grep -q 'gw0: promiscuous mode already on; left on at stop' "$TB_DIR/gw3.log" ||
+	tb_fail "the mode left by SIGKILL not reported as already on"
 new_id=$(tb_xdp_prog GW gw0)
 [ -n "$new_id" ] && [ "$new_id" != "$old_id" ] || tb_fail "program not replaced ($old_id -> $new_id)"
 sleep 1
