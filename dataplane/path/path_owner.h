@@ -48,12 +48,10 @@
 
 #define PATH_OWNER_WAYS 4 /* words per bucket (16 bytes) */
 #define PATH_OWNER_MAX_QUEUES 254 /* queue numbers 0..253 */
-#define PATH_OWNER_NONE                                                        \
-	(-1) /* no queue sends the flow (as far as the
-			      * table knows) */
-#define PATH_OWNER_SEVERAL                                                     \
-	(-2) /* RoCE: several queues send between the
-				 * two hosts */
+/* no queue sends the flow (as far as the table knows) */
+#define PATH_OWNER_NONE (-1)
+/* RoCE: several queues send between the two hosts */
+#define PATH_OWNER_SEVERAL (-2)
 
 struct path_owner {
 	uint32_t *w; /* (mask + 1) x PATH_OWNER_WAYS words */
