@@ -267,6 +267,7 @@ void gateway_close(struct gateway *gw, struct gw_census *census)
 	if (!gw->started) /* a refused start: the ports as they were */
 		gw_ports_restore(gw);
 	gw_ports_promisc_off(gw);
+	gw_ports_strip_restore(gw);
 	gw_ports_unlock(gw);
 	for (uint32_t i = 0; i < gw->n_retired; i++)
 		free(gw->retired[i]);

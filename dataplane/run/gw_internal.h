@@ -73,6 +73,9 @@ struct gw_port {
 	 * the start was refused or the gateway ran; left on when it was on
 	 * before (promisc_set false) */
 	bool promisc_set;
+	/* VLAN tag stripping on receive turned off by start-up (bit i:
+	 * gw_strip_features[i]), on again at gateway_close() */
+	uint8_t strip_off;
 };
 
 struct gateway {
@@ -173,6 +176,9 @@ void gw_ports_restore(struct gateway *gw);
 /* Promiscuous mode off on the ports where start-up set it (promisc_set),
  * logged. After the programs are detached, before gw_ports_unlock(). */
 void gw_ports_promisc_off(struct gateway *gw);
+/* VLAN tag stripping on again where start-up turned it off (strip_off),
+ * logged. After the programs are detached, before gw_ports_unlock(). */
+void gw_ports_strip_restore(struct gateway *gw);
 
 /* gw_units.c: placement, tasks and rings of every unit, workers; the
  * census over them; their teardown. */

@@ -4,7 +4,7 @@
  * xdplane off an interface, its MTU and what it means in UMEM frames per
  * packet, its channels against the queues (at start, and watched while
  * running: frames on an RX queue without a socket), their promiscuous mode
- * (on at start, off again at close), and the AF_XDP socket
+ * and VLAN tag stripping (set at start, put back at close), and the AF_XDP socket
  * of each of its queues. Control thread only (gw_internal.h).
  */
 #include <errno.h>
@@ -23,6 +23,7 @@
 #include "gw_internal.h"
 #include "log.h"
 #include "nic_channels.h"
+#include "nic_features.h"
 
 /* One xdplane per interface per network namespace: an abstract socket
  * name is the lock; the kernel releases it when the process dies. */
@@ -275,6 +276,73 @@ void gw_ports_promisc_off(struct gateway *gw)
 		close(fd);
 }
 
+/* The NIC features that take a VLAN tag out of the frame on receive (its
+ * kernel name, and the row `ethtool -k` shows): XDP and AF_XDP see the
+ * frame without it, and the gateway would forward it untagged. */
+static const struct {
+	const char *name, *row;
+} gw_strip_features[] = {
+	{"rx-vlan-hw-parse", "rx-vlan-offload"},
+	{"rx-vlan-stag-hw-parse", "rx-vlan-stag-hw-parse"},
+};
+
+/* Turn off what strips tags; a driver that cannot is warned about. */
+static void strip_off(struct gw_port *pt)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(gw_strip_features); i++) {
+		const char *row = gw_strip_features[i].row;
+		struct nic_feature f;
+		int err;
+
+		if (nic_feature_get(pt->name, gw_strip_features[i].name, &f) ||
+		    !f.active)
+			continue;
+		err = f.changeable ? nic_feature_set(pt->name, &f, false)
+				   : -EOPNOTSUPP;
+		if (err) {
+			log_warn("%s: the NIC strips VLAN tags on receive and "
+				 "%s cannot be turned off (%s): tagged frames "
+				 "are forwarded without their tag",
+				 pt->name, row, strerror(-err));
+			continue;
+		}
+		pt->strip_off |= 1U << i;
+		log_info("%s: %s off, so that VLAN-tagged frames keep their "
+			 "tag (the NIC would strip it before XDP sees the "
+			 "frame); on again at stop (as 'ethtool -K %s %s off' "
+			 "does)",
+			 pt->name, row, pt->name, row);
+	}
+}
+
+void gw_ports_strip_restore(struct gateway *gw)
+{
+	for (int i = 0; i < GW_PORTS; i++) {
+		struct gw_port *pt = &gw->port[i];
+
+		for (unsigned j = 0; j < ARRAY_SIZE(gw_strip_features); j++) {
+			const char *row = gw_strip_features[j].row;
+			struct nic_feature f;
+			int err;
+
+			if (!(pt->strip_off & (1U << j)))
+				continue;
+			err = nic_feature_get(pt->name,
+					      gw_strip_features[j].name, &f);
+			if (!err)
+				err = nic_feature_set(pt->name, &f, true);
+			if (err)
+				log_err("%s: %s could not be turned on again: "
+					"%s ('ethtool -K %s %s on')",
+					pt->name, row, strerror(-err), pt->name,
+					row);
+			else
+				log_info("%s: %s on again", pt->name, row);
+		}
+		pt->strip_off = 0;
+	}
+}
+
 int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
 {
 	int err;
@@ -297,6 +365,7 @@ int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
 			err = promisc_on(&gw->port[i], errbuf, errlen);
 		if (err)
 			return err;
+		strip_off(&gw->port[i]);
 	}
 	return 0;
 }
