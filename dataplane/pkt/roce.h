@@ -3,7 +3,10 @@
  * roce.h - RoCEv2 wire formats: BTH field access, the CNP frame builder and
  * the ICRC (invariant CRC) for IPv4 and IPv6, with or without one VLAN tag.
  * Pure functions: no allocation, no global state, no I/O; any thread may
- * call them on buffers it owns. See ../shared/anchors/dcqcn.md section 4.
+ * call them on buffers it owns. Sources: InfiniBand Architecture
+ * Specification Vol. 1, Annex A17 (RoCEv2; CNP in A17.9.3); scapy's
+ * scapy/contrib/roce.py (BTH fields, compute_icrc); the golden CNP of
+ * acsl-technion/libconntrack-cm tests/test_cnp.cpp.
  *
  * RoCEv2 packet: Ethernet [802.1Q] | IPv4 or IPv6 | UDP (dport 4791) |
  * BTH (12 bytes) | [extension headers] | payload | ICRC (4 bytes).

@@ -533,7 +533,7 @@ static void test_ipv6_traffic_class(void **state)
 	assert_int_equal(m.flags & PKT_F_PORTS, 0);
 }
 
-/* The CNP golden vector of /work/shared/anchors/dcqcn.md 4.3 (IPv4
+/* The golden CNP of acsl-technion/libconntrack-cm tests/test_cnp.cpp (IPv4
  * 22.22.22.8 -> .7, tos 0x89, UDP 56238 -> 4791, BTH 0x81 dqpn 0xd2). */
 static const uint8_t cnp_ipv4[] = {
 	0x45, 0x89, 0x00, 0x3c, 0x98, 0xc6, 0x40, 0x00, 0x20, 0x11, 0x69, 0x27,

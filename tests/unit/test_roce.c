@@ -151,8 +151,9 @@ static uint32_t udp6_csum_sum(const uint8_t *ip6h)
 
 /* ---- the golden vector ---- */
 
-/* /work/shared/anchors/dcqcn.md 4.3, from libconntrack-cm: IPv4 tos 0x89,
- * id 0x98c6, DF, ttl 0x20, 22.22.22.8 -> .7, UDP 56238 -> 4791 csum 0,
+/* The golden CNP of acsl-technion/libconntrack-cm (tests/test_cnp.cpp,
+ * derived there from Mellanox's "RoCEv2 CNP Packet Format Example"):
+ * IPv4 tos 0x89, id 0x98c6, DF, ttl 0x20, 22.22.22.8 -> .7, UDP 56238 -> 4791 csum 0,
  * BTH 0x81 pkey ffff BECN dqpn 0xd2 psn 0, 16 zero bytes, ICRC. */
 static const uint8_t golden[60] = {
 	0x45, 0x89, 0x00, 0x3c, 0x98, 0xc6, 0x40, 0x00, 0x20, 0x11, 0x69, 0x27,
