@@ -6,9 +6,10 @@
 # text changes, so only what includes it is compiled again.
 #   cmake -DSRC=<source dir> -DOUT=<header> -DVERSION=<x.y.z> -P version_header.cmake
 set(full "${VERSION}")
-find_program(GIT git)
-if(GIT AND EXISTS "${SRC}/.git")
-  execute_process(COMMAND ${GIT} -C "${SRC}" describe --always --dirty --tags
+# git is optional (a tree without it, or without git, prints the version
+# alone): no find_program, a failing execute_process says the same
+if(EXISTS "${SRC}/.git")
+  execute_process(COMMAND git -C "${SRC}" describe --always --dirty --tags
     OUTPUT_VARIABLE describe OUTPUT_STRIP_TRAILING_WHITESPACE
     RESULT_VARIABLE rc ERROR_QUIET)
   if(rc EQUAL 0 AND describe)
