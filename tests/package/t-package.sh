@@ -186,6 +186,13 @@ zcat "$WORK/x/usr/share/doc/xdplane/changelog.gz" | head -n1 |
 maint=$(dpkg-deb -f "$DEB" Maintainer)
 zcat "$WORK/x/usr/share/doc/xdplane/changelog.gz" | grep -qF -- " -- $maint  " ||
 	fail "changelog.gz is not signed by the Maintainer ($maint)"
+# the files xdplane(8) names under /usr/share/xdplane are in the package
+zcat "$WORK/x/usr/share/man/man8/xdplane.8.gz" | grep -o '/usr/share/xdplane/[A-Za-z0-9_./-]*[A-Za-z0-9]' |
+	sort -u >"$WORK/man-share"
+[ "$(grep -c . "$WORK/man-share")" -ge 3 ] || fail "xdplane(8) names no files under /usr/share/xdplane"
+while read -r f; do
+	grep -qx "$f" "$WORK/contents" || fail "xdplane(8) names $f, the package lacks it"
+done <"$WORK/man-share"
 head -n1 "$WORK/x/usr/share/doc/xdplane/copyright" |
 	grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' ||
 	fail "/usr/share/doc/xdplane/copyright is not in the machine-readable format"
@@ -195,7 +202,7 @@ lintian --no-tag-display-limit --display-info "$DEB" >"$WORK/lintian.out" 2>&1 |
 grep -q '^E: ' "$WORK/lintian.out" && { cat "$WORK/lintian.out"; fail "lintian: errors"; }
 grep -q '^[EW]: ' "$WORK/lintian.out" && sed -n 's/^\([EW]\): [^ ]* \([^ ]*\).*/\1 \2/p' "$WORK/lintian.out" |
 	sort | uniq -c | sed 's/^ */  /' >&2
-pass "maintainer $maint; gzip -9n man pages and changelog.gz ($version); DEP-5 copyright; a /usr package with /usr/local units refused; lintian: $(grep -c '^E: ' "$WORK/lintian.out") errors, $(grep -c '^W: ' "$WORK/lintian.out") warnings"
+pass "maintainer $maint; xdplane(8) names $(grep -c . "$WORK/man-share") installed files under /usr/share/xdplane; gzip -9n man pages and changelog.gz ($version); DEP-5 copyright; a /usr package with /usr/local units refused; lintian: $(grep -c '^E: ' "$WORK/lintian.out") errors, $(grep -c '^W: ' "$WORK/lintian.out") warnings"
 # ---- pkgmon end --------------------------------------------------------
 
 # ---- the clean root -----------------------------------------------------
