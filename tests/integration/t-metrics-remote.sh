@@ -55,6 +55,7 @@ grep -q '^xdplane_adaptive_enabled{port="gw1"} 1$' "$TB_DIR/remote.txt" ||
 python3 "$SRC/tests/tools/check_monitoring.py" --exposition "$TB_DIR/remote.txt" \
 	--rules "$SRC/config/prometheus/xdplane.rules.yml" \
 	--dashboard "$SRC/config/grafana/xdplane.json" \
-	--scrape "$SRC/config/prometheus/prometheus.yml" >&2 ||
+	--scrape "$SRC/config/prometheus/prometheus.yml" \
+	--rules-test "$SRC/tests/monitoring/rules.test.yml" >&2 ||
 	tb_fail "the shipped rules or dashboard name a metric the running daemon does not serve"
 tb_pass "the shipped rules and dashboard name only metrics the running daemon serves"

@@ -3,7 +3,9 @@
 """check_monitoring.py - the shipped Prometheus scrape configuration, rules
 and Grafana dashboard against the daemon (ctest unit.monitoring_config):
 
-  - `promtool check rules` accepts config/prometheus/xdplane.rules.yml;
+  - `promtool check rules` accepts config/prometheus/xdplane.rules.yml,
+    and `promtool test rules` of tests/monitoring/rules.test.yml passes
+    (the alerts fire on what they are for and not on look-alikes);
   - `promtool check config` accepts config/prometheus/prometheus.yml, the
     scrape example, with its rule_files (the installed path) pointed at
     the rules of the source tree; every job a rule names (job="...") is a
@@ -25,6 +27,7 @@ and Grafana dashboard against the daemon (ctest unit.monitoring_config):
 
 usage: check_monitoring.py (--render TEST_METRICS | --exposition FILE)
                            --rules FILE --dashboard FILE --scrape FILE
+                           [--rules-test FILE]
 """
 import argparse
 import json
@@ -143,6 +146,21 @@ def check_rules(path, known, promtool):
     return len(blocks), set(re.findall(r'\bjob\s*=~?\s*"([^"]*)"', text))
 
 
+def test_rules(path, rules, promtool):
+    """promtool test rules of PATH, its rule_files entry RULES pointed at
+    the rules checked here."""
+    with tempfile.TemporaryDirectory() as d:
+        tmp = os.path.join(d, "rules.test.yml")
+        with open(tmp, "w") as f:
+            f.write(open(path).read().replace("  - RULES\n",
+                                              f"  - {os.path.abspath(rules)}\n"))
+        r = subprocess.run([promtool, "test", "rules", tmp],
+                           capture_output=True, text=True)
+        if r.returncode:
+            fail(f"promtool test rules {path}:\n{r.stdout}{r.stderr}")
+    return len(re.findall(r"^\s*- eval_time:", open(path).read(), re.M))
+
+
 def check_scrape(path, rules, jobs_used, promtool):
     """promtool check config of the example, its rule file pointed at the
     source tree's; the jobs the rules name are its job_names."""
@@ -234,6 +252,7 @@ def main():
     ap.add_argument("--rules", required=True)
     ap.add_argument("--dashboard", required=True)
     ap.add_argument("--scrape", required=True)
+    ap.add_argument("--rules-test")
     a = ap.parse_args()
     promtool = shutil.which("promtool")
     if not promtool:
@@ -244,6 +263,7 @@ def main():
     known = exported(a.render, a.exposition)
     n_rules, jobs_used = check_rules(a.rules, known, promtool)
     jobs = check_scrape(a.scrape, a.rules, jobs_used, promtool)
+    n_evals = test_rules(a.rules_test, a.rules, promtool) if a.rules_test else 0
     n_targets = check_dashboard(a.dashboard, known)
     for e in errors:
         print("FAIL: " + e, file=sys.stderr)
@@ -253,7 +273,9 @@ def main():
           f"{n_targets} dashboard expressions name only the daemon's "
           f"{len(known)} metric names; the scrape example passes promtool "
           f"check config and defines the jobs the rules name "
-          f"({', '.join(sorted(jobs))})")
+          f"({', '.join(sorted(jobs))})"
+          + (f"; promtool test rules: {n_evals} evaluations as expected"
+             if a.rules_test else ""))
 
 
 if __name__ == "__main__":
