@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
 """check-licenses.py SRC (ctest unit.licenses): the licence files agree
-with the sources' SPDX-License-Identifier headers.
+with the sources' SPDX-License-Identifier headers (of the files git
+tracks; without git, of every file outside build*/ and dot folders).
 
   - every identifier in a tracked file is one LICENSE names and LICENSES/
     holds the text of;
@@ -12,6 +13,7 @@ with the sources' SPDX-License-Identifier headers.
     copyright file.
 """
 import fnmatch
+import os
 import re
 import subprocess
 import sys
@@ -25,8 +27,15 @@ KNOWN = {
                                 "GPL-2 or BSD-2-clause"),
 }
 errors = []
-files = subprocess.run(["git", "-C", SRC, "ls-files"], check=True,
-                       capture_output=True, text=True).stdout.split()
+try:
+    files = subprocess.run(["git", "-C", SRC, "ls-files"], check=True,
+                           capture_output=True, text=True).stdout.split()
+except (OSError, subprocess.CalledProcessError):
+    # a tree without git: every file but build folders
+    files = []
+    for d, dirs, names in os.walk(SRC):
+        dirs[:] = [x for x in dirs if not x.startswith(("build", "."))]
+        files += [os.path.relpath(os.path.join(d, n), SRC) for n in names]
 spdx = {}
 for f in files:
     try:
