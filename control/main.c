@@ -35,6 +35,7 @@
 #include "daemon.h"
 #include "kernel_req.h"
 #include "log.h"
+#include "xdplane_version.h"
 
 #ifndef XDPLANE_EXIT_CONFIG
 #error "XDPLANE_EXIT_CONFIG comes from CMakeLists.txt (one value for the units too)"
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
 			forced = true;
 			break;
 		case 'V':
-			printf("xdplane %s\n", XDPLANE_VERSION);
+			printf("xdplane %s\n", XDPLANE_VERSION_FULL);
 			return 0;
 		case 'h':
 			usage(stdout);

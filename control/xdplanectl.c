@@ -38,6 +38,7 @@
 #include "ctl_client.h"
 #include "prefix.h"
 #include "units.h"
+#include "xdplane_version.h"
 
 #ifndef XDPLANE_VERSION
 #define XDPLANE_VERSION "unknown"
@@ -540,7 +541,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		case 'V':
-			printf("xdplanectl %s\n", XDPLANE_VERSION);
+			printf("xdplanectl %s\n", XDPLANE_VERSION_FULL);
 			return EXIT_OK;
 		default:
 			usage(stderr);

@@ -2,9 +2,12 @@
 # t-package.sh - the Debian package, as the README's "Install" section
 # builds, installs, starts and removes it (CI's step "package"):
 #
-#   build     the README's build block, in the source tree (build-deb/);
+#   build     the README's build block, in the source tree (build-deb/,
+#             configured for /usr/local before, as a reused folder is);
 #             the .deb's files, conffiles, Depends (= dpkg-shlibdeps of
-#             its two programs) and units are checked as files first;
+#             its two programs) and units are checked as files first, its
+#             compressed man pages, changelog and DEP-5 copyright, and
+#             lintian (on this host) reports no error;
 #   install   a clean Debian 12 root (debootstrap --variant=minbase
 #             bookworm, plus systemd and man-db; cached in
 #             $XDPLANE_PKG_CACHE, default /var/cache/xdplane-ci, rebuilt
@@ -101,6 +104,15 @@ in_root() {
 # ---- build ----------------------------------------------------------
 say "build (README block 'build')"
 rm -rf "$SRC/build-deb"
+# ---- pkgmon: a reused build folder -------------------------------------
+# build-deb was configured before for the default prefix (/usr/local), as
+# a developer's folder is: the README's block configures it again for /usr,
+# and every path below (units, sysusers.d, completion) must follow.
+cmake -S "$SRC" -B "$SRC/build-deb" >"$WORK/preconfigure.log" 2>&1 ||
+	{ tail -n 20 "$WORK/preconfigure.log"; fail "cmake for /usr/local"; }
+grep -q '^CMAKE_INSTALL_PREFIX:PATH=/usr/local$' "$SRC/build-deb/CMakeCache.txt" ||
+	fail "build-deb was not configured for /usr/local first"
+# ---- pkgmon end --------------------------------------------------------
 (cd "$SRC" && bash -ec "$(block build)") >"$WORK/build.log" 2>&1 ||
 	{ tail -n 30 "$WORK/build.log"; fail "the README's build block failed"; }
 version=$(sed -n 's/^project(xdplane VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
@@ -112,8 +124,10 @@ block install | grep -qF "./build-deb/xdplane_${version}_${arch}.deb" ||
 pass "README build block: $(basename "$DEB") ($(stat -c %s "$DEB") bytes)"
 
 dpkg-deb -c "$DEB" | awk '{ print $NF }' | sed 's|^\./|/|' >"$WORK/contents"
-for f in /usr/sbin/xdplane /usr/bin/xdplanectl /usr/share/man/man8/xdplane.8 \
-	/usr/share/man/man8/xdplanectl.8 /usr/share/man/man5/xdplane.yaml.5 \
+for f in /usr/sbin/xdplane /usr/bin/xdplanectl /usr/share/man/man8/xdplane.8.gz \
+	/usr/share/man/man8/xdplanectl.8.gz /usr/share/man/man5/xdplane.yaml.5.gz \
+	/usr/share/doc/xdplane/copyright /usr/share/doc/xdplane/changelog.gz \
+	/usr/share/xdplane/prometheus/prometheus.yml \
 	/etc/xdplane/xdplane.yaml /lib/systemd/system/xdplane.service \
 	/lib/systemd/system/xdplane@.service /usr/lib/sysusers.d/xdplane.conf \
 	/usr/share/bash-completion/completions/xdplanectl \
@@ -124,7 +138,7 @@ done
 ! grep -q '^/usr/local' "$WORK/contents" || fail "the package installs under /usr/local"
 [ "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xO ./conffiles)" = /etc/xdplane/xdplane.yaml ] ||
 	fail "conffiles is not exactly /etc/xdplane/xdplane.yaml"
-pass "contents: programs, 3 man pages, 2 units, sysusers.d, completion, alert rules, dashboard; conffile /etc/xdplane/xdplane.yaml"
+pass "contents: programs, 3 man pages (gzip), copyright, changelog.gz, 2 units, sysusers.d, completion, scrape config, alert rules, dashboard; conffile /etc/xdplane/xdplane.yaml"
 
 # Depends = what dpkg-shlibdeps finds the two programs need (names)
 mkdir -p "$WORK/x/debian"
@@ -151,6 +165,45 @@ grep -q '^ExecStart=/usr/sbin/xdplane -c /etc/xdplane/%i.yaml$' "$WORK/x/lib/sys
 	-P "$SRC/config/cpack-check.cmake" >/dev/null 2>&1 ||
 	fail "config/cpack-check.cmake accepts a /usr/local package"
 pass "units name /usr/sbin and /usr/bin, the template /etc/xdplane/%i.yaml; a /usr/local package is refused"
+
+# ---- pkgmon: the guard, the documentation, lintian ------------------------
+# the guard also refuses a /usr tree whose units would go to /usr/local
+# (a build folder's cache naming the old directory)
+! cmake -DCPACK_GENERATOR=DEB -DCPACK_PACKAGING_INSTALL_PREFIX=/usr \
+	"-DCPACK_XDPLANE_INSTALL_DIRS=/usr/local/lib/systemd/system;/usr/lib/sysusers.d" \
+	-P "$SRC/config/cpack-check.cmake" >/dev/null 2>&1 ||
+	fail "config/cpack-check.cmake accepts units under /usr/local in a /usr package"
+for f in usr/share/man/man8/xdplane.8.gz usr/share/man/man8/xdplanectl.8.gz \
+	usr/share/man/man5/xdplane.yaml.5.gz usr/share/doc/xdplane/changelog.gz; do
+	# gzip -9n: no name, no time stamp (bytes 4-7 zero), best compression
+	[ "$(od -An -tx1 -j3 -N5 "$WORK/x/$f" | tr -d ' ')" = 0000000000 ] ||
+		fail "$f: not gzip -n (name or time stored)"
+	[ "$(od -An -tx1 -j8 -N1 "$WORK/x/$f" | tr -d ' ')" = 02 ] || fail "$f: not gzip -9"
+done
+zcat "$WORK/x/usr/share/doc/xdplane/changelog.gz" | head -n1 |
+	grep -qx "xdplane ($version) unstable; urgency=medium" ||
+	fail "changelog.gz's top entry is not $version"
+maint=$(dpkg-deb -f "$DEB" Maintainer)
+zcat "$WORK/x/usr/share/doc/xdplane/changelog.gz" | grep -qF -- " -- $maint  " ||
+	fail "changelog.gz is not signed by the Maintainer ($maint)"
+# the files xdplane(8) names under /usr/share/xdplane are in the package
+zcat "$WORK/x/usr/share/man/man8/xdplane.8.gz" | grep -o '/usr/share/xdplane/[A-Za-z0-9_./-]*[A-Za-z0-9]' |
+	sort -u >"$WORK/man-share"
+[ "$(grep -c . "$WORK/man-share")" -ge 3 ] || fail "xdplane(8) names no files under /usr/share/xdplane"
+while read -r f; do
+	grep -qx "$f" "$WORK/contents" || fail "xdplane(8) names $f, the package lacks it"
+done <"$WORK/man-share"
+head -n1 "$WORK/x/usr/share/doc/xdplane/copyright" |
+	grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' ||
+	fail "/usr/share/doc/xdplane/copyright is not in the machine-readable format"
+command -v lintian >/dev/null ||
+	apt-get install -y -qq --no-install-recommends lintian >/dev/null
+lintian --no-tag-display-limit --display-info "$DEB" >"$WORK/lintian.out" 2>&1 || true
+grep -q '^E: ' "$WORK/lintian.out" && { cat "$WORK/lintian.out"; fail "lintian: errors"; }
+grep -q '^[EW]: ' "$WORK/lintian.out" && sed -n 's/^\([EW]\): [^ ]* \([^ ]*\).*/\1 \2/p' "$WORK/lintian.out" |
+	sort | uniq -c | sed 's/^ */  /' >&2
+pass "maintainer $maint; xdplane(8) names $(grep -c . "$WORK/man-share") installed files under /usr/share/xdplane; gzip -9n man pages and changelog.gz ($version); DEP-5 copyright; a /usr package with /usr/local units refused; lintian: $(grep -c '^E: ' "$WORK/lintian.out") errors, $(grep -c '^W: ' "$WORK/lintian.out") warnings"
+# ---- pkgmon end --------------------------------------------------------
 
 # ---- the clean root -----------------------------------------------------
 mkdir -p "$CACHE"
@@ -220,7 +273,10 @@ in_root 'dpkg-query -W -f "\${Status} \${Version}" xdplane' | grep -qx "install 
 	fail "xdplane $version is not installed"
 in_root 'xdplane --version && xdplanectl --version' >"$WORK/version.out" 2>&1 ||
 	fail "the installed programs do not run: $(cat "$WORK/version.out")"
-grep -qx "xdplane $version" "$WORK/version.out" || fail "xdplane --version: $(cat "$WORK/version.out")"
+# the version of CMakeLists.txt, and the git describe of the tree built
+# from (tests/package/check-version.sh checks its text)
+grep -qE "^xdplane ${version//./\\.}( \(git [^)]+\))?$" "$WORK/version.out" ||
+	fail "xdplane --version: $(cat "$WORK/version.out")"
 ! in_root 'ldd /usr/sbin/xdplane /usr/bin/xdplanectl' | grep 'not found' ||
 	fail "a library the programs need is not installed (missing from Depends)"
 pass "README install block: xdplane $version installed, both programs load (libraries from Depends)"
