@@ -13,6 +13,9 @@
  * calls are long: --repeat frames per call (8M by default). The duration is
  * enforced by a timer signal that interrupts the running call.
  *
+ * With XDPLANE_BENCH_REFUSE_PROG_RUN=1 in the environment every call fails
+ * with EPERM, as on a kernel that refuses live frames.
+ *
  * At exit it prints one line: "xgen: sent N frames in T s (...)". "Sent"
  * counts frames handed to the egress device; frames its peer dropped on a
  * full ring are visible only in the peer's counters (tx_queue_0_xdp_xmit_err
@@ -41,6 +44,9 @@
 #define XGEN_MIN_SIZE 60
 #define XGEN_MAX_SIZE 1514
 #define XGEN_DEF_REPEAT (8u << 20)
+/* Set to 1: every BPF_PROG_RUN call fails with EPERM, as on a kernel that
+ * refuses live frames (bench/fwd then falls back to xskgen). */
+#define XGEN_REFUSE_ENV "XDPLANE_BENCH_REFUSE_PROG_RUN"
 
 /* Same layout as in xgen.bpf.c (checked by size at load). */
 struct xgen_conf {
@@ -233,6 +239,8 @@ int main(int argc, char **argv)
 	unsigned long calls = 0;
 	uint32_t batch = 0; /* 0: the kernel's default (64) */
 	bool failed = false;
+	const char *env = getenv(XGEN_REFUSE_ENV);
+	bool refuse = env && !strcmp(env, "1");
 	double t0, t1;
 	int ifindex, prog_fd, err, c;
 	uint32_t zero = 0;
@@ -409,11 +417,20 @@ int main(int argc, char **argv)
 			    .repeat = (uint32_t)repeat, .batch_size = batch,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
-		err = bpf_prog_test_run_opts(prog_fd, &run);
+		if (refuse) {
+			/* The refusal of a kernel without live frames, for
+			 * the harness's fallback test. */
+			err = -1;
+			errno = EPERM;
+		} else {
+			err = bpf_prog_test_run_opts(prog_fd, &run);
+		}
 		calls++;
 		if (err && errno != EINTR) {
-			fprintf(stderr, "xgen: BPF_PROG_RUN: %s\n",
-				strerror(errno));
+			fprintf(stderr, "xgen: BPF_PROG_RUN: %s%s\n",
+				strerror(errno),
+				refuse ? " (simulated: " XGEN_REFUSE_ENV " set)"
+				       : "");
 			failed = true;
 			break;
 		}
