@@ -16,8 +16,8 @@
  *    through the bottleneck in the last summary.window;
  *  - converge_ns: from the last flow's start, the time until every flow's
  *    mean R_C over each interval of summary.avg is within +-band x fair
- *    for summary.hold in a row (the fluid model's definition in the
- *    anchors: 5 ms); settled_ns: ...and stays there to the end of the run;
+ *    for summary.hold in a row (5 ms for the fluid-model comparison);
+ *    settled_ns: ...and stays there to the end of the run;
  *    -1: not by the end of the run;
  *  - queue mean, standard deviation and maximum over the window, the
  *    maximum over the whole run;

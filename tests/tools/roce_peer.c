@@ -1282,7 +1282,7 @@ static int do_selftest(void)
 	struct endpoint b6 = {6, {0xfd, 0x77, [15] = 2}, 4791};
 	size_t n, fl;
 
-	/* The module against the anchors' golden vector. */
+	/* The module against the golden CNP of tests/unit/test_roce.c. */
 	{
 		static const uint8_t icrc[4] = {0xda, 0xfc, 0x1b, 0xef};
 		struct cnp_spec s;
