@@ -5,20 +5,24 @@
  * "stats" requests for watch), and the answer printed as a table or, with
  * --json, as the server's result object on one line.
  *
- *   xdplanectl [-s SOCKET] [--json] [--timeout SEC] VERB [ARGS]
+ *   xdplanectl [-i NAME | -s SOCKET] [-r] [--json] [--timeout SEC] VERB
+ *              [ARGS]
  *
  * Exit status: 0 success, 1 the daemon answered an error (printed as
- * "xdplanectl: <code>: <message>"), 2 usage, 3 no answer: cannot connect,
- * connection closed before an answer, timeout, or an answer that is not
- * protocol v1. See xdplanectl(8); the protocol is described in
+ * "xdplanectl: <code>: <message>"), 2 usage (the reason printed; nothing
+ * is connected), 3 no answer: cannot connect, connection closed before
+ * an answer, timeout, or an answer that is not protocol v1. With --json
+ * the error is also printed on stdout as {"error":{"code","message"}}
+ * (ctl_client.h). See xdplanectl(8); the protocol is described in
  * ctl_proto.h.
  *
  * Single-threaded. Links only jansson and libc. The pieces:
  * ctl_client.c the connection and the protocol (memory bounded by the
  * largest response accepted), cli_table.c the formatting, cli_counters.c
  * the counter columns (from the gateway's counter schema,
- * gw_counters.def), cli_watch.c the watch verb; this file the options,
- * the requests and the other verbs' output.
+ * gw_counters.def), cli_watch.c the watch verb, cli_args.c the verbs'
+ * arguments and the option values (checked before connecting); this
+ * file the options and the other verbs' output.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +36,7 @@
 #include <time.h>
 #include <jansson.h>
 #include "cli_adaptive.h"
+#include "cli_args.h"
 #include "cli_counters.h"
 #include "cli_table.h"
 #include "cli_watch.h"
@@ -45,8 +50,16 @@
 
 #define DEFAULT_SOCKET "/run/xdplane/control.sock"
 
+/* Seconds: the largest --timeout and --interval. */
+#define CLI_SECONDS_MAX 86400
+
 struct options {
 	const char *socket;
+	const char *instance; /* -i */
+	char socket_buf[108]; /* -i: the instance's socket */
+	char ro_buf[112]; /* -r: socket + ".ro" */
+	bool read_only; /* -r */
+	int info; /* 'h' or 'V': print that, connect to nothing */
 	bool json;
 	double timeout_s; /* per request; 0: wait forever */
 	double interval_s; /* watch */
@@ -57,8 +70,8 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: xdplanectl [-s SOCKET] [--json] [--timeout SEC] VERB "
-		"[ARGS]\n"
+		"usage: xdplanectl [-i NAME | -s SOCKET] [-r] [--json] "
+		"[--timeout SEC] VERB [ARGS]\n"
 		"verbs:\n"
 		"  status                         daemon, configuration, "
 		"placement\n"
@@ -81,9 +94,17 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -s, --socket SOCKET  control socket (default "
 		"$" CTL_CLIENT_SOCKET_ENV " or " DEFAULT_SOCKET ")\n"
+		"  -i, --instance NAME  the gateway of xdplane@NAME.service: "
+		"socket\n"
+		"                       " CLI_INSTANCE_DIR
+		"NAME/" CLI_SOCKET_FILE "\n"
+		"  -r, --read-only      the read-only socket (the socket's "
+		"path "
+		"+ " CLI_READONLY_SUFFIX ")\n"
 		"  -j, --json           print the result as one line of JSON\n"
 		"      --timeout SEC    give up waiting after SEC seconds "
-		"(default 30, 0: never)\n"
+		"(default 30, 0: never;\n"
+		"                       also with a unit: 500ms)\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        print the version\n");
 }
@@ -375,77 +396,6 @@ static void print_flows(json_t *r)
 
 /* ---- main ------------------------------------------------------------- */
 
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* The request for verb + its arguments, or NULL (usage error printed). */
-static json_t *build_request(const char *verb, int argc, char **argv)
-{
-	json_t *args = json_object();
-	struct qos_prefix prefix;
-	char why[256];
-	double sev;
-
-	if (!strcmp(verb, "status") || !strcmp(verb, "classes") ||
-	    !strcmp(verb, "flows") || !strcmp(verb, "reload") ||
-	    !strcmp(verb, "config")) {
-		if (argc != 0)
-			goto usage;
-	} else if (!strcmp(verb, "stats")) {
-		if (argc > 1)
-			goto usage;
-		if (argc == 1)
-			json_object_set_new(args, "port", json_string(argv[0]));
-	} else if (!strcmp(verb, "congestion")) {
-		if (argc < 2 || argc > 4)
-			goto usage;
-		json_object_set_new(args, "port", json_string(argv[0]));
-		json_object_set_new(args, "class", json_string(argv[1]));
-		if (argc == 4) {
-			/* the daemon's and the configuration's grammar */
-			if (prefix_check(argv[3], &prefix, why, sizeof(why))) {
-				cli_error("prefix: %s", why);
-				goto usage;
-			}
-			json_object_set_new(args, "prefix",
-					    json_string(argv[3]));
-		}
-		if (argc >= 3) {
-			/* a decimal or a percentage; the daemon checks 0..1 */
-			if (units_real_fraction(argv[2], true, &sev)) {
-				cli_error("severity \"%s\" is not a number "
-					  "from 0 to 1 such as 0.5, or a "
-					  "percentage such as 50%%",
-					  argv[2]);
-				goto usage;
-			}
-			json_object_set_new(args, "severity", json_real(sev));
-		}
-	} else if (!strcmp(verb, "log-level")) {
-		if (argc != 1)
-			goto usage;
-		json_object_set_new(args, "level", json_string(argv[0]));
-	} else {
-		cli_error("unknown verb \"%s\"", verb);
-		goto usage;
-	}
-	return json_pack("{s:s,s:o}", "command", verb, "args", args);
-usage:
-	json_decref(args);
-	usage(stderr);
-	return NULL;
-}
-
 static void print_result(const char *verb, json_t *req, json_t *result,
 			 bool as_json)
 {
@@ -479,102 +429,21 @@ static void print_result(const char *verb, json_t *req, json_t *result,
 	}
 }
 
-int main(int argc, char **argv)
+/* Connect, introduce ourselves, send req (NULL: watch), print. */
+static int run(const struct options *o, const char *verb, json_t *req)
 {
-	static const struct option longopts[] = {
-		{"socket", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"timeout", required_argument, NULL, 'T'},
-		{"interval", required_argument, NULL, 'I'},
-		{"count", required_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{0},
-	};
-	struct options o = {.timeout_s = 30, .interval_s = 1};
-	const char *verb;
-	json_t *req, *resp;
 	struct ctl_client c;
-	char *end;
-	int opt, rc;
+	json_t *resp;
+	int rc;
 
-	o.socket = getenv(CTL_CLIENT_SOCKET_ENV);
-	if (!o.socket || !*o.socket)
-		o.socket = DEFAULT_SOCKET;
-	while ((opt = getopt_long(argc, argv, "s:jhV", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			o.socket = optarg;
-			break;
-		case 'j':
-			o.json = true;
-			break;
-		case 'T':
-			if (parse_seconds(optarg, &o.timeout_s)) {
-				cli_error("--timeout wants seconds, not \"%s\"",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'I':
-			if (parse_seconds(optarg, &o.interval_s) ||
-			    o.interval_s < 0.01) {
-				cli_error("--interval wants seconds (at least "
-					  "0.01), not \"%s\"",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			o.watch_opts = true;
-			break;
-		case 'N':
-			errno = 0;
-			o.count = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-') {
-				cli_error("--count wants a number, not \"%s\"",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			o.watch_opts = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		case 'V':
-			printf("xdplanectl %s\n", XDPLANE_VERSION);
-			return EXIT_OK;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	verb = argv[optind++];
-	if (!strcmp(verb, "watch")) {
-		if (optind != argc) {
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-		req = NULL;
-	} else {
-		if (o.watch_opts) {
-			cli_error("--interval and --count are for watch");
-			return EXIT_USAGE;
-		}
-		req = build_request(verb, argc - optind, argv + optind);
-		if (!req)
-			return EXIT_USAGE;
-	}
-
-	if (ctl_client_open(&c, o.socket, o.timeout_s)) {
-		json_decref(req);
+	if (ctl_client_open(&c, o->socket, o->timeout_s)) {
+		if (o->instance)
+			cli_instance_hint(o->instance);
 		return EXIT_NO_ANSWER;
 	}
 	rc = ctl_client_handshake(&c);
 	if (rc == EXIT_OK && !req) {
-		rc = cli_watch(&c, o.interval_s, o.count, o.json);
+		rc = cli_watch(&c, o->interval_s, o->count, o->json);
 	} else if (rc == EXIT_OK) {
 		resp = ctl_client_call(&c, json_incref(req));
 		if (!resp)
@@ -583,10 +452,167 @@ int main(int argc, char **argv)
 			rc = ctl_client_report_error(resp, verb);
 		else
 			print_result(verb, req, json_object_get(resp, "result"),
-				     o.json);
+				     o->json);
 		json_decref(resp);
 	}
-	json_decref(req);
 	ctl_client_close(&c);
+	return rc;
+}
+
+/* The options and the request: EXIT_OK, or EXIT_USAGE with the reason
+ * recorded (cli_fail). *req NULL for watch. */
+static int parse(int argc, char **argv, struct options *o, const char **verb,
+		 json_t **req)
+{
+	static const char shorts[] = ":s:i:jrhV";
+	static const struct option longopts[] = {
+		{"socket", required_argument, NULL, 's'},
+		{"instance", required_argument, NULL, 'i'},
+		{"read-only", no_argument, NULL, 'r'},
+		{"json", no_argument, NULL, 'j'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"interval", required_argument, NULL, 'I'},
+		{"count", required_argument, NULL, 'N'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{0},
+	};
+	const struct cli_verb *v;
+	const char *socket = NULL, *instance = NULL;
+	bool bad = false;
+	int opt;
+
+	opterr = 0;
+	/* after the first error, only look for --json (how to report it) */
+	while ((opt = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+		case 'V':
+			if (!bad)
+				o->info = opt;
+			break;
+		default:
+			if (bad)
+				break;
+			switch (opt) {
+			case 's':
+				socket = optarg;
+				break;
+			case 'i':
+				instance = optarg;
+				break;
+			case 'r':
+				o->read_only = true;
+				break;
+			case 'T':
+				bad = cli_seconds("--timeout", optarg, 0,
+						  CLI_SECONDS_MAX,
+						  &o->timeout_s);
+				break;
+			case 'I':
+				bad = cli_seconds("--interval", optarg, 0.01,
+						  CLI_SECONDS_MAX,
+						  &o->interval_s);
+				o->watch_opts = true;
+				break;
+			case 'N':
+				bad = cli_count("--count", optarg, UINT32_MAX,
+						&o->count);
+				o->watch_opts = true;
+				break;
+			default: /* '?' unknown, ':' without its value */
+				cli_bad_option(longopts, shorts,
+					       argv[optind - 1], optopt,
+					       opt == ':');
+				bad = true;
+			}
+		}
+	}
+	if (bad)
+		return EXIT_USAGE;
+	if (o->info)
+		return EXIT_OK;
+	if (socket && instance) {
+		cli_fail("usage",
+			 "-i %.64s and -s %.64s both name the "
+			 "socket: give one",
+			 instance, socket);
+		return EXIT_USAGE;
+	}
+	if (instance &&
+	    cli_instance_socket(instance, o->socket_buf, sizeof(o->socket_buf)))
+		return EXIT_USAGE;
+	if (optind >= argc) {
+		cli_no_verb();
+		return EXIT_USAGE;
+	}
+	*verb = argv[optind++];
+	if (!(v = cli_verb_find(*verb)))
+		return EXIT_USAGE;
+	if (o->watch_opts && strcmp(v->name, "watch")) {
+		cli_fail("usage",
+			 "--interval and --count are for watch, not "
+			 "%s",
+			 v->name);
+		return EXIT_USAGE;
+	}
+	if (o->read_only && v->changes) {
+		cli_fail("usage",
+			 "%s changes the daemon; the read-only socket "
+			 "(-r) refuses it",
+			 v->name);
+		return EXIT_USAGE;
+	}
+	*req = cli_request(v, argc - optind, argv + optind);
+	if (!*req && cli_error_get())
+		return EXIT_USAGE;
+	if (instance) {
+		o->instance = instance;
+		socket = o->socket_buf;
+	}
+	if (!socket)
+		socket = getenv(CTL_CLIENT_SOCKET_ENV);
+	if (!socket || !*socket)
+		socket = DEFAULT_SOCKET;
+	if (o->read_only) {
+		if ((size_t)snprintf(o->ro_buf, sizeof(o->ro_buf),
+				     "%s" CLI_READONLY_SUFFIX,
+				     socket) >= sizeof(o->ro_buf)) {
+			cli_fail("usage", "-r: %.64s... is too long a path",
+				 socket);
+			json_decref(*req);
+			*req = NULL;
+			return EXIT_USAGE;
+		}
+		socket = o->ro_buf;
+	}
+	o->socket = socket;
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {.timeout_s = 30, .interval_s = 1};
+	const char *verb = NULL;
+	json_t *req = NULL;
+	int rc;
+
+	rc = parse(argc, argv, &o, &verb, &req);
+	if (rc == EXIT_OK && o.info == 'h') {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (rc == EXIT_OK && o.info == 'V') {
+		printf("xdplanectl %s\n", XDPLANE_VERSION);
+		return EXIT_OK;
+	}
+	if (rc == EXIT_OK)
+		rc = run(&o, verb, req);
+	json_decref(req);
+	if (rc != EXIT_OK && o.json)
+		cli_error_json(rc);
 	return rc;
 }
