@@ -46,8 +46,9 @@ extern volatile sig_atomic_t cli_interrupted;
  * Errors: each message goes to stderr as "xdplanectl: <message>" and is
  * kept for --json, which prints the run's error on stdout at exit as
  *   {"error":{"code":"...","message":"...","details":["..."],...}}
- * The first message is the error, the later ones its details (hints).
- * Codes: the daemon's own (a daemon error answer is kept as it is),
+ * The first message is the error, the later ones its details (hints),
+ * appended to a daemon's error object kept as it came.
+ * Codes: the daemon's own (exit 1),
  * "usage" (exit 2), "unreachable", "timeout", "closed", "protocol",
  * "internal" (exit 3); a message without a code takes the exit status's
  * ("error", "usage", "no_answer").

@@ -42,6 +42,7 @@
 #include "cli_watch.h"
 #include "ctl_client.h"
 #include "prefix.h"
+#include "suggest.h"
 #include "units.h"
 
 #ifndef XDPLANE_VERSION
@@ -429,6 +430,70 @@ static void print_result(const char *verb, json_t *req, json_t *result,
 	}
 }
 
+/* The name nearest to got (suggest.h) of the objects in arr, NULL if
+ * none is near; all their names into list. */
+static const char *nearest_name(json_t *arr, const char *got, char *list,
+				size_t size)
+{
+	struct suggest sg;
+	json_t *v;
+	size_t len;
+
+	suggest_init(&sg, got);
+	list[0] = '\0';
+	for (size_t i = 0; (v = json_array_get(arr, i)); i++) {
+		len = strlen(list);
+		snprintf(list + len, size - len, "%s%s", i ? ", " : "",
+			 cli_str(v, "name"));
+		suggest_offer(&sg, cli_str(v, "name"));
+	}
+	return suggest_best(&sg);
+}
+
+/* After the daemon refused a port or class that does not exist (stats,
+ * congestion): ask it for the names (classes, open on the read-only
+ * socket too) and add them, and the nearest, to the error. */
+static void hint_names(struct ctl_client *c, json_t *req)
+{
+	json_t *args = json_object_get(req, "args"), *resp, *ports, *p;
+	const char *port = cli_str(args, "port"), *cls, *best;
+	char list[512];
+	size_t i;
+
+	if (!json_is_string(json_object_get(args, "port")))
+		return;
+	resp = ctl_client_call(c, json_pack("{s:s}", "command", "classes"));
+	ports = json_object_get(json_object_get(resp, "result"), "ports");
+	if (!json_array_size(ports)) {
+		json_decref(resp);
+		return;
+	}
+	for (i = 0; (p = json_array_get(ports, i)); i++)
+		if (!strcmp(cli_str(p, "name"), port))
+			break;
+	if (!p) {
+		best = nearest_name(ports, port, list, sizeof(list));
+		cli_error("ports: %s%s%s%s", list,
+			  best ? " (did you mean '" : "", best ? best : "",
+			  best ? "'?)" : "");
+	} else if (json_is_string(json_object_get(args, "class"))) {
+		cls = cli_str(args, "class");
+		best = nearest_name(json_object_get(p, "classes"), cls, list,
+				    sizeof(list));
+		if (best && !strcmp(best, cls))
+			best = NULL; /* it exists: refused for another reason */
+		else
+			cli_error("classes of %s: %s%s%s%s", port, list,
+				  best ? " (did you mean '" : "",
+				  best ? best : "", best ? "'?)" : "");
+	} else {
+		best = NULL;
+	}
+	if (best)
+		cli_error_set("suggestion", best);
+	json_decref(resp);
+}
+
 /* Connect, introduce ourselves, send req (NULL: watch), print. */
 static int run(const struct options *o, const char *verb, json_t *req)
 {
@@ -446,13 +511,18 @@ static int run(const struct options *o, const char *verb, json_t *req)
 		rc = cli_watch(&c, o->interval_s, o->count, o->json);
 	} else if (rc == EXIT_OK) {
 		resp = ctl_client_call(&c, json_incref(req));
-		if (!resp)
+		if (!resp) {
 			rc = EXIT_NO_ANSWER;
-		else if (!json_is_true(json_object_get(resp, "ok")))
-			rc = ctl_client_report_error(resp, verb);
-		else
+		} else if (json_is_true(json_object_get(resp, "ok"))) {
 			print_result(verb, req, json_object_get(resp, "result"),
 				     o->json);
+		} else {
+			rc = ctl_client_report_error(resp, verb);
+			if (!strcmp(cli_str(json_object_get(resp, "error"),
+					    "code"),
+				    "bad_request"))
+				hint_names(&c, req);
+		}
 		json_decref(resp);
 	}
 	ctl_client_close(&c);

@@ -19,7 +19,8 @@
 #    level change, no congestion hint in the daemon;
 #  - under --json every failure is one JSON object on stdout,
 #    {"error":{"code","message",...}}, with the exit status of its kind:
-#    the daemon's error (its code), usage (2), no answer (3).
+#    the daemon's error (its code; for a port or class it does not have,
+#    its names and the nearest), usage (2), no answer (3).
 set -euo pipefail
 source "$(dirname "$0")/../lib/testbed.sh"
 CTL="$XDPLANE_BUILD/control/xdplanectl"
@@ -123,7 +124,12 @@ jerr() { # STATUS CODE ARGS...: exit STATUS, one line {"error":{"code":CODE,"mes
 	echo "  --json $*: $(cat "$TB_DIR/j.out")" >&2
 }
 jerr 1 bad_request -i "$NAME" stats gw9
-jerr 1 bad_request -i "$NAME" congestion gw1 nosuch
+jq -e '.error.details == ["ports: gw0, gw1 (did you mean '"'gw0'"'?)"]' "$TB_DIR/j.out" >/dev/null ||
+	tb_fail "no port names in the error: $(cat "$TB_DIR/j.out")"
+jerr 1 bad_request -i "$NAME" congestion gw1 rcoe
+jq -e '.error.suggestion == "roce"' "$TB_DIR/j.out" >/dev/null || tb_fail "no class suggested"
+jerr 1 bad_request -i "$NAME" -r stats gw7 # the names through the read-only socket too
+jq -e '.error.suggestion == "gw0"' "$TB_DIR/j.out" >/dev/null || tb_fail "no port suggested on the read-only socket"
 jerr 1 read_only -s "$SOCK.ro" log-level debug
 jerr 2 usage -i "$NAME" stauts
 jq -e '.error.suggestion == "status"' "$TB_DIR/j.out" >/dev/null || tb_fail "no suggestion in the JSON error"

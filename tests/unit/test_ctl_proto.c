@@ -1250,13 +1250,17 @@ static const char *json_error_of(const char *out, const char *code,
 }
 
 /* --json: every failure is an error object on stdout, with the exit
- * status of its kind: the daemon's (its code as it is), usage (before
- * connecting, with the suggestion), no answer. */
+ * status of its kind: the daemon's (its code as it is; for a port or
+ * class it does not have, the names and the nearest added), usage
+ * (before connecting, with the suggestion), no answer. */
 static void test_cli_json_errors(void **state)
 {
 	static const char *cong[] = {"--json", "congestion", "eth1", "nosuch",
 				     NULL};
 	static const char *verb[] = {"--json", "stauts", NULL};
+	static const char *port[] = {"--json", "stats", "eht1", NULL};
+	static const char *cls[] = {"--json", "congestion", "eth1", "rcoe",
+				    NULL};
 	static const char *both[] = {"-i",     "rack2",	 "-s", "/x",
 				     "--json", "status", NULL};
 	static const char *opt[] = {"--jsno", "status", "--json", NULL};
@@ -1266,7 +1270,7 @@ static void test_cli_json_errors(void **state)
 				     NULL};
 	struct server sv;
 	char *out, *err;
-	json_t *j;
+	json_t *j, *e;
 
 	NEED_CLI();
 	server_start(&sv, SERVE);
@@ -1275,6 +1279,34 @@ static void test_cli_json_errors(void **state)
 	assert_non_null(
 		strstr(json_error_of(out, "bad_request", &j), "nosuch"));
 	assert_non_null(strstr(err, "xdplanectl: bad_request: "));
+	json_decref(j);
+	free(out);
+	free(err);
+
+	/* a port or class the daemon does not have: its names, the nearest */
+	server_start(&sv, SERVE);
+	assert_int_equal(run_cli(port, sv.path, &out, &err), 1);
+	server_stop(&sv);
+	json_error_of(out, "bad_request", &j);
+	e = json_object_get(j, "error");
+	assert_string_equal(json_string_value(json_object_get(e, "suggestion")),
+			    "eth1");
+	assert_string_equal(json_string_value(json_array_get(
+				    json_object_get(e, "details"), 0)),
+			    "ports: eth1, eth2 (did you mean 'eth1'?)");
+	assert_non_null(
+		strstr(err, "ports: eth1, eth2 (did you mean 'eth1'?)"));
+	json_decref(j);
+	free(out);
+	free(err);
+	server_start(&sv, SERVE);
+	assert_int_equal(run_cli(cls, sv.path, &out, &err), 1);
+	server_stop(&sv);
+	json_error_of(out, "bad_request", &j);
+	e = json_object_get(j, "error");
+	assert_string_equal(json_string_value(json_object_get(e, "suggestion")),
+			    "roce");
+	assert_non_null(strstr(err, "classes of eth1: cnp, roce"));
 	json_decref(j);
 	free(out);
 	free(err);
