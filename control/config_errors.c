@@ -4,10 +4,11 @@
  * "file:line:col: key: problem (got x); fix", where line and col come from
  * the yaml_loc node of the key or value, what a key accepts from the
  * schema (or, for the text-valued keys, from the SYN_* texts), and a
- * suggestion from the accepted names within an edit distance of 2.
+ * suggestion from the accepted names (suggest.h).
  */
 #include "config_priv.h"
 #include "prefix.h"
+#include "suggest.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -97,46 +98,16 @@ static void list_names(const struct cfg_schema *v, char *buf, size_t size)
 	}
 }
 
-unsigned int cfg_distance(const char *a, const char *b)
-{
-	enum { FAR = 3, MAX = 32 };
-	unsigned int row[MAX + 1], diag, up, j, i;
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la > MAX || lb > MAX)
-		return FAR;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			up = row[j];
-			row[j] = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < row[j])
-				row[j] = up + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* The accepted name closest to got, within an edit distance of 2. */
 static const char *suggest(const struct cfg_schema *v, const char *got)
 {
-	const char *best = NULL, *name;
-	unsigned int best_d = 3, d;
+	struct suggest s;
+	const char *name;
 
-	for (unsigned int i = 0; (name = name_at(v, i)); i++) {
-		d = cfg_distance(got, name);
-		if (d < best_d) {
-			best = name;
-			best_d = d;
-		}
-	}
-	return best;
+	suggest_init(&s, got);
+	for (unsigned int i = 0; (name = name_at(v, i)); i++)
+		suggest_offer(&s, name);
+	return suggest_best(&s);
 }
 
 static void describe(const struct cfg_schema *v, char *buf, size_t size)

@@ -173,8 +173,6 @@ void cfg_got_text(const struct yaml_loc_node *n, char *buf, size_t size);
 /* "path: expected SYNTAX (got 'text')" at the value of k. -1. */
 int cfg_bad_value(const struct load_ctx *c, const struct key *k,
 		  const char *syntax);
-/* Levenshtein distance, capped: anything above 2 is 3 ("far"). */
-unsigned int cfg_distance(const char *a, const char *b);
 /* Node n is not what schema v wants. -1. */
 int cfg_type_error(const struct load_ctx *c, const struct yaml_loc_node *n,
 		   const struct cfg_schema *v);

@@ -11,6 +11,7 @@
  */
 #include "config_priv.h"
 #include "prefix.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -391,24 +392,22 @@ static int find_class(const struct load_ctx *c, const struct key *k,
 		      const struct qos_policy *q, uint8_t *id)
 {
 	char names[QOS_MAX_CLASSES * (QOS_NAME_MAX + 2)] = "";
-	const char *name = k->n->text, *best = NULL;
-	unsigned int best_d = 3, d;
+	const char *name = k->n->text, *best;
+	struct suggest s;
 	size_t len;
 
+	suggest_init(&s, name);
 	for (unsigned int i = 0; i < q->n_classes; i++) {
 		if (!strcmp(q->classes[i].name, name)) {
 			*id = (uint8_t)i;
 			return 0;
 		}
-		d = cfg_distance(name, q->classes[i].name);
-		if (d < best_d) {
-			best = q->classes[i].name;
-			best_d = d;
-		}
+		suggest_offer(&s, q->classes[i].name);
 		len = strlen(names);
 		snprintf(names + len, sizeof(names) - len, "%s%s",
 			 i ? ", " : "", q->classes[i].name);
 	}
+	best = suggest_best(&s);
 	if (best)
 		return cfg_fail(c, k->n->val,
 				"%s: no class named '%s' (did you mean '%s'?)",

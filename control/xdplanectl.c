@@ -5,20 +5,24 @@
  * "stats" requests for watch), and the answer printed as a table or, with
  * --json, as the server's result object on one line.
  *
- *   xdplanectl [-s SOCKET] [--json] [--timeout SEC] VERB [ARGS]
+ *   xdplanectl [-i NAME | -s SOCKET] [-r] [--json] [--timeout SEC] VERB
+ *              [ARGS]
  *
  * Exit status: 0 success, 1 the daemon answered an error (printed as
- * "xdplanectl: <code>: <message>"), 2 usage, 3 no answer: cannot connect,
- * connection closed before an answer, timeout, or an answer that is not
- * protocol v1. See xdplanectl(8); the protocol is described in
+ * "xdplanectl: <code>: <message>"), 2 usage (the reason printed; nothing
+ * is connected), 3 no answer: cannot connect, connection closed before
+ * an answer, timeout, or an answer that is not protocol v1. With --json
+ * the error is also printed on stdout as {"error":{"code","message"}}
+ * (ctl_client.h). See xdplanectl(8); the protocol is described in
  * ctl_proto.h.
  *
  * Single-threaded. Links only jansson and libc. The pieces:
  * ctl_client.c the connection and the protocol (memory bounded by the
  * largest response accepted), cli_table.c the formatting, cli_counters.c
  * the counter columns (from the gateway's counter schema,
- * gw_counters.def), cli_watch.c the watch verb; this file the options,
- * the requests and the other verbs' output.
+ * gw_counters.def), cli_watch.c the watch verb, cli_args.c the verbs'
+ * arguments and the option values (checked before connecting); this
+ * file the options and the other verbs' output.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,11 +36,13 @@
 #include <time.h>
 #include <jansson.h>
 #include "cli_adaptive.h"
+#include "cli_args.h"
 #include "cli_counters.h"
 #include "cli_table.h"
 #include "cli_watch.h"
 #include "ctl_client.h"
 #include "prefix.h"
+#include "suggest.h"
 #include "units.h"
 #include "xdplane_version.h"
 
@@ -46,8 +52,16 @@
 
 #define DEFAULT_SOCKET "/run/xdplane/control.sock"
 
+/* Seconds: the largest --timeout and --interval. */
+#define CLI_SECONDS_MAX 86400
+
 struct options {
 	const char *socket;
+	const char *instance; /* -i */
+	char socket_buf[108]; /* -i: the instance's socket */
+	char ro_buf[112]; /* -r: socket + ".ro" */
+	bool read_only; /* -r */
+	int info; /* 'h' or 'V': print that, connect to nothing */
 	bool json;
 	double timeout_s; /* per request; 0: wait forever */
 	double interval_s; /* watch */
@@ -58,8 +72,8 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: xdplanectl [-s SOCKET] [--json] [--timeout SEC] VERB "
-		"[ARGS]\n"
+		"usage: xdplanectl [-i NAME | -s SOCKET] [-r] [--json] "
+		"[--timeout SEC] VERB [ARGS]\n"
 		"verbs:\n"
 		"  status                         daemon, configuration, "
 		"placement\n"
@@ -82,9 +96,17 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -s, --socket SOCKET  control socket (default "
 		"$" CTL_CLIENT_SOCKET_ENV " or " DEFAULT_SOCKET ")\n"
+		"  -i, --instance NAME  the gateway of xdplane@NAME.service: "
+		"socket\n"
+		"                       " CLI_INSTANCE_DIR
+		"NAME/" CLI_SOCKET_FILE "\n"
+		"  -r, --read-only      the read-only socket (the socket's "
+		"path "
+		"+ " CLI_READONLY_SUFFIX ")\n"
 		"  -j, --json           print the result as one line of JSON\n"
 		"      --timeout SEC    give up waiting after SEC seconds "
-		"(default 30, 0: never)\n"
+		"(default 30, 0: never;\n"
+		"                       also with a unit: 500ms)\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        print the version\n");
 }
@@ -376,77 +398,6 @@ static void print_flows(json_t *r)
 
 /* ---- main ------------------------------------------------------------- */
 
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* The request for verb + its arguments, or NULL (usage error printed). */
-static json_t *build_request(const char *verb, int argc, char **argv)
-{
-	json_t *args = json_object();
-	struct qos_prefix prefix;
-	char why[256];
-	double sev;
-
-	if (!strcmp(verb, "status") || !strcmp(verb, "classes") ||
-	    !strcmp(verb, "flows") || !strcmp(verb, "reload") ||
-	    !strcmp(verb, "config")) {
-		if (argc != 0)
-			goto usage;
-	} else if (!strcmp(verb, "stats")) {
-		if (argc > 1)
-			goto usage;
-		if (argc == 1)
-			json_object_set_new(args, "port", json_string(argv[0]));
-	} else if (!strcmp(verb, "congestion")) {
-		if (argc < 2 || argc > 4)
-			goto usage;
-		json_object_set_new(args, "port", json_string(argv[0]));
-		json_object_set_new(args, "class", json_string(argv[1]));
-		if (argc == 4) {
-			/* the daemon's and the configuration's grammar */
-			if (prefix_check(argv[3], &prefix, why, sizeof(why))) {
-				cli_error("prefix: %s", why);
-				goto usage;
-			}
-			json_object_set_new(args, "prefix",
-					    json_string(argv[3]));
-		}
-		if (argc >= 3) {
-			/* a decimal or a percentage; the daemon checks 0..1 */
-			if (units_real_fraction(argv[2], true, &sev)) {
-				cli_error("severity \"%s\" is not a number "
-					  "from 0 to 1 such as 0.5, or a "
-					  "percentage such as 50%%",
-					  argv[2]);
-				goto usage;
-			}
-			json_object_set_new(args, "severity", json_real(sev));
-		}
-	} else if (!strcmp(verb, "log-level")) {
-		if (argc != 1)
-			goto usage;
-		json_object_set_new(args, "level", json_string(argv[0]));
-	} else {
-		cli_error("unknown verb \"%s\"", verb);
-		goto usage;
-	}
-	return json_pack("{s:s,s:o}", "command", verb, "args", args);
-usage:
-	json_decref(args);
-	usage(stderr);
-	return NULL;
-}
-
 static void print_result(const char *verb, json_t *req, json_t *result,
 			 bool as_json)
 {
@@ -480,10 +431,115 @@ static void print_result(const char *verb, json_t *req, json_t *result,
 	}
 }
 
-int main(int argc, char **argv)
+/* The name nearest to got (suggest.h) of the objects in arr, NULL if
+ * none is near; all their names into list. */
+static const char *nearest_name(json_t *arr, const char *got, char *list,
+				size_t size)
 {
+	struct suggest sg;
+	json_t *v;
+	size_t len;
+
+	suggest_init(&sg, got);
+	list[0] = '\0';
+	for (size_t i = 0; (v = json_array_get(arr, i)); i++) {
+		len = strlen(list);
+		snprintf(list + len, size - len, "%s%s", i ? ", " : "",
+			 cli_str(v, "name"));
+		suggest_offer(&sg, cli_str(v, "name"));
+	}
+	return suggest_best(&sg);
+}
+
+/* After the daemon refused a port or class that does not exist (stats,
+ * congestion): ask it for the names (classes, open on the read-only
+ * socket too) and add them, and the nearest, to the error. */
+static void hint_names(struct ctl_client *c, json_t *req)
+{
+	json_t *args = json_object_get(req, "args"), *resp, *ports, *p;
+	const char *port = cli_str(args, "port"), *cls, *best;
+	char list[512];
+	size_t i;
+
+	if (!json_is_string(json_object_get(args, "port")))
+		return;
+	resp = ctl_client_call(c, json_pack("{s:s}", "command", "classes"));
+	ports = json_object_get(json_object_get(resp, "result"), "ports");
+	if (!json_array_size(ports)) {
+		json_decref(resp);
+		return;
+	}
+	for (i = 0; (p = json_array_get(ports, i)); i++)
+		if (!strcmp(cli_str(p, "name"), port))
+			break;
+	if (!p) {
+		best = nearest_name(ports, port, list, sizeof(list));
+		cli_error("ports: %s%s%s%s", list,
+			  best ? " (did you mean '" : "", best ? best : "",
+			  best ? "'?)" : "");
+	} else if (json_is_string(json_object_get(args, "class"))) {
+		cls = cli_str(args, "class");
+		best = nearest_name(json_object_get(p, "classes"), cls, list,
+				    sizeof(list));
+		if (best && !strcmp(best, cls))
+			best = NULL; /* it exists: refused for another reason */
+		else
+			cli_error("classes of %s: %s%s%s%s", port, list,
+				  best ? " (did you mean '" : "",
+				  best ? best : "", best ? "'?)" : "");
+	} else {
+		best = NULL;
+	}
+	if (best)
+		cli_error_set("suggestion", best);
+	json_decref(resp);
+}
+
+/* Connect, introduce ourselves, send req (NULL: watch), print. */
+static int run(const struct options *o, const char *verb, json_t *req)
+{
+	struct ctl_client c;
+	json_t *resp;
+	int rc;
+
+	if (ctl_client_open(&c, o->socket, o->timeout_s)) {
+		if (o->instance)
+			cli_instance_hint(o->instance);
+		return EXIT_NO_ANSWER;
+	}
+	rc = ctl_client_handshake(&c);
+	if (rc == EXIT_OK && !req) {
+		rc = cli_watch(&c, o->interval_s, o->count, o->json);
+	} else if (rc == EXIT_OK) {
+		resp = ctl_client_call(&c, json_incref(req));
+		if (!resp) {
+			rc = EXIT_NO_ANSWER;
+		} else if (json_is_true(json_object_get(resp, "ok"))) {
+			print_result(verb, req, json_object_get(resp, "result"),
+				     o->json);
+		} else {
+			rc = ctl_client_report_error(resp, verb);
+			if (!strcmp(cli_str(json_object_get(resp, "error"),
+					    "code"),
+				    "bad_request"))
+				hint_names(&c, req);
+		}
+		json_decref(resp);
+	}
+	ctl_client_close(&c);
+	return rc;
+}
+
+/* The options and the request: EXIT_OK, or EXIT_USAGE with the reason
+ * recorded (cli_fail). *req NULL for watch. */
+static int parse(int argc, char **argv, struct options *o, const char **verb,
+		 json_t **req)
+{
+	static const char shorts[] = ":s:i:jrhV";
 	static const struct option longopts[] = {
 		{"socket", required_argument, NULL, 's'},
+		{"instance", required_argument, NULL, 'i'},
+		{"read-only", no_argument, NULL, 'r'},
 		{"json", no_argument, NULL, 'j'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"interval", required_argument, NULL, 'I'},
@@ -492,102 +548,142 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
-	struct options o = {.timeout_s = 30, .interval_s = 1};
-	const char *verb;
-	json_t *req, *resp;
-	struct ctl_client c;
-	char *end;
-	int opt, rc;
+	const struct cli_verb *v;
+	const char *socket = NULL, *instance = NULL;
+	bool bad = false;
+	int opt;
 
-	o.socket = getenv(CTL_CLIENT_SOCKET_ENV);
-	if (!o.socket || !*o.socket)
-		o.socket = DEFAULT_SOCKET;
-	while ((opt = getopt_long(argc, argv, "s:jhV", longopts, NULL)) != -1) {
+	opterr = 0;
+	/* after the first error, only look for --json (how to report it) */
+	while ((opt = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (opt) {
-		case 's':
-			o.socket = optarg;
-			break;
 		case 'j':
-			o.json = true;
-			break;
-		case 'T':
-			if (parse_seconds(optarg, &o.timeout_s)) {
-				cli_error("--timeout wants seconds, not \"%s\"",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'I':
-			if (parse_seconds(optarg, &o.interval_s) ||
-			    o.interval_s < 0.01) {
-				cli_error("--interval wants seconds (at least "
-					  "0.01), not \"%s\"",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			o.watch_opts = true;
-			break;
-		case 'N':
-			errno = 0;
-			o.count = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-') {
-				cli_error("--count wants a number, not \"%s\"",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			o.watch_opts = true;
+			o->json = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return EXIT_OK;
 		case 'V':
-			printf("xdplanectl %s\n", XDPLANE_VERSION_FULL);
-			return EXIT_OK;
+			if (!bad)
+				o->info = opt;
+			break;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			if (bad)
+				break;
+			switch (opt) {
+			case 's':
+				socket = optarg;
+				break;
+			case 'i':
+				instance = optarg;
+				break;
+			case 'r':
+				o->read_only = true;
+				break;
+			case 'T':
+				bad = cli_seconds("--timeout", optarg, 0,
+						  CLI_SECONDS_MAX,
+						  &o->timeout_s);
+				break;
+			case 'I':
+				bad = cli_seconds("--interval", optarg, 0.01,
+						  CLI_SECONDS_MAX,
+						  &o->interval_s);
+				o->watch_opts = true;
+				break;
+			case 'N':
+				bad = cli_count("--count", optarg, UINT32_MAX,
+						&o->count);
+				o->watch_opts = true;
+				break;
+			default: /* '?' unknown, ':' without its value */
+				cli_bad_option(longopts, shorts,
+					       argv[optind - 1], optopt,
+					       opt == ':');
+				bad = true;
+			}
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
+	if (bad)
+		return EXIT_USAGE;
+	if (o->info)
+		return EXIT_OK;
+	if (socket && instance) {
+		cli_fail("usage",
+			 "-i %.64s and -s %.64s both name the "
+			 "socket: give one",
+			 instance, socket);
 		return EXIT_USAGE;
 	}
-	verb = argv[optind++];
-	if (!strcmp(verb, "watch")) {
-		if (optind != argc) {
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-		req = NULL;
-	} else {
-		if (o.watch_opts) {
-			cli_error("--interval and --count are for watch");
-			return EXIT_USAGE;
-		}
-		req = build_request(verb, argc - optind, argv + optind);
-		if (!req)
-			return EXIT_USAGE;
+	if (instance &&
+	    cli_instance_socket(instance, o->socket_buf, sizeof(o->socket_buf)))
+		return EXIT_USAGE;
+	if (optind >= argc) {
+		cli_no_verb();
+		return EXIT_USAGE;
 	}
+	*verb = argv[optind++];
+	if (!(v = cli_verb_find(*verb)))
+		return EXIT_USAGE;
+	if (o->watch_opts && strcmp(v->name, "watch")) {
+		cli_fail("usage",
+			 "--interval and --count are for watch, not "
+			 "%s",
+			 v->name);
+		return EXIT_USAGE;
+	}
+	if (o->read_only && v->changes) {
+		cli_fail("usage",
+			 "%s changes the daemon; the read-only socket "
+			 "(-r) refuses it",
+			 v->name);
+		return EXIT_USAGE;
+	}
+	*req = cli_request(v, argc - optind, argv + optind);
+	if (!*req && cli_error_get())
+		return EXIT_USAGE;
+	if (instance) {
+		o->instance = instance;
+		socket = o->socket_buf;
+	}
+	if (!socket)
+		socket = getenv(CTL_CLIENT_SOCKET_ENV);
+	if (!socket || !*socket)
+		socket = DEFAULT_SOCKET;
+	if (o->read_only) {
+		if ((size_t)snprintf(o->ro_buf, sizeof(o->ro_buf),
+				     "%s" CLI_READONLY_SUFFIX,
+				     socket) >= sizeof(o->ro_buf)) {
+			cli_fail("usage", "-r: %.64s... is too long a path",
+				 socket);
+			json_decref(*req);
+			*req = NULL;
+			return EXIT_USAGE;
+		}
+		socket = o->ro_buf;
+	}
+	o->socket = socket;
+	return EXIT_OK;
+}
 
-	if (ctl_client_open(&c, o.socket, o.timeout_s)) {
-		json_decref(req);
-		return EXIT_NO_ANSWER;
+int main(int argc, char **argv)
+{
+	struct options o = {.timeout_s = 30, .interval_s = 1};
+	const char *verb = NULL;
+	json_t *req = NULL;
+	int rc;
+
+	rc = parse(argc, argv, &o, &verb, &req);
+	if (rc == EXIT_OK && o.info == 'h') {
+		usage(stdout);
+		return EXIT_OK;
 	}
-	rc = ctl_client_handshake(&c);
-	if (rc == EXIT_OK && !req) {
-		rc = cli_watch(&c, o.interval_s, o.count, o.json);
-	} else if (rc == EXIT_OK) {
-		resp = ctl_client_call(&c, json_incref(req));
-		if (!resp)
-			rc = EXIT_NO_ANSWER;
-		else if (!json_is_true(json_object_get(resp, "ok")))
-			rc = ctl_client_report_error(resp, verb);
-		else
-			print_result(verb, req, json_object_get(resp, "result"),
-				     o.json);
-		json_decref(resp);
+	if (rc == EXIT_OK && o.info == 'V') {
+		printf("xdplanectl %s\n", XDPLANE_VERSION_FULL);
+		return EXIT_OK;
 	}
+	if (rc == EXIT_OK)
+		rc = run(&o, verb, req);
 	json_decref(req);
-	ctl_client_close(&c);
+	if (rc != EXIT_OK && o.json)
+		cli_error_json(rc);
 	return rc;
 }

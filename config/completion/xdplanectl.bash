@@ -3,13 +3,24 @@
 #
 # The verbs are read from `xdplanectl --help` (its "verbs:" section: the
 # lines that start with two spaces and a name), so a new verb completes
-# without touching this file. Completes options, verbs, log levels and, for
-# the PORT of stats and congestion, the host's interfaces.
+# without touching this file. Completes options, verbs, log levels, the
+# instances for -i (the NAME of each /run/xdplane-NAME/control.sock, as
+# xdplane@NAME.service makes it) and, for the PORT of stats and
+# congestion, the host's interfaces.
 _xdplanectl_verbs() {
 	"${1:-xdplanectl}" --help 2>/dev/null | awk '
 		/^verbs:/ { on = 1; next }
 		/^[^ ]/   { on = 0 }
 		on && /^  [a-z]/ { print $1 }'
+}
+
+_xdplanectl_instances() {
+	local s
+	for s in /run/xdplane-*/control.sock; do
+		[ -S "$s" ] || continue
+		s=${s%/control.sock}
+		printf '%s\n' "${s#/run/xdplane-}"
+	done
 }
 
 _xdplanectl() {
@@ -22,6 +33,10 @@ _xdplanectl() {
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
+	-i | --instance)
+		mapfile -t COMPREPLY < <(compgen -W "$(_xdplanectl_instances)" -- "$cur")
+		return
+		;;
 	--timeout | --interval | --count)
 		return
 		;;
@@ -30,7 +45,7 @@ _xdplanectl() {
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case "$w" in
-		-s | --socket | --timeout | --interval | --count)
+		-s | --socket | -i | --instance | --timeout | --interval | --count)
 			i=$((i + 1))
 			;;
 		-*) ;;
@@ -44,7 +59,7 @@ _xdplanectl() {
 		esac
 	done
 	if [[ "$cur" == -* ]]; then
-		local opts="--socket --json --timeout --help --version"
+		local opts="--socket --instance --read-only --json --timeout --help --version"
 		[ "$verb" = watch ] && opts="$opts --interval --count"
 		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 		return

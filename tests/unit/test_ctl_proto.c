@@ -13,8 +13,8 @@
  * The xdplanectl tests run the real CLI binary (from the build tree)
  * against a one-connection server thread built on ctl_session_handle():
  * exit status 0/1/2/3, --json output, the environment variable, watch
- * rates, closed connection and timeout. They are skipped if the binary is
- * not found next to this test.
+ * rates, closed connection and timeout, the --json error objects. They
+ * are skipped if the binary is not found next to this test.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -1232,6 +1232,126 @@ static void test_cli_daemon_errors(void **state)
 	free(err);
 }
 
+/* out is one line: {"error":{"code":code,"message":...}}; the message. */
+static const char *json_error_of(const char *out, const char *code,
+				 json_t **keep)
+{
+	json_t *j = json_loads(out, 0, NULL), *e;
+
+	assert_non_null(j);
+	assert_int_equal(strchr(out, '\n')[1], '\0'); /* one line */
+	assert_int_equal(json_object_size(j), 1);
+	e = json_object_get(j, "error");
+	assert_string_equal(json_string_value(json_object_get(e, "code")),
+			    code);
+	assert_true(json_is_string(json_object_get(e, "message")));
+	*keep = j;
+	return json_string_value(json_object_get(e, "message"));
+}
+
+/* --json: every failure is an error object on stdout, with the exit
+ * status of its kind: the daemon's (its code as it is; for a port or
+ * class it does not have, the names and the nearest added), usage
+ * (before connecting, with the suggestion), no answer. */
+static void test_cli_json_errors(void **state)
+{
+	static const char *cong[] = {"--json", "congestion", "eth1", "nosuch",
+				     NULL};
+	static const char *verb[] = {"--json", "stauts", NULL};
+	static const char *port[] = {"--json", "stats", "eht1", NULL};
+	static const char *cls[] = {"--json", "congestion", "eth1", "rcoe",
+				    NULL};
+	static const char *both[] = {"-i",     "rack2",	 "-s", "/x",
+				     "--json", "status", NULL};
+	static const char *opt[] = {"--jsno", "status", "--json", NULL};
+	static const char *gone[] = {"--json", "-s", "/nonexistent/sock",
+				     "status", NULL};
+	static const char *slow[] = {"--json", "--timeout", "0.3", "status",
+				     NULL};
+	struct server sv;
+	char *out, *err;
+	json_t *j, *e;
+
+	NEED_CLI();
+	server_start(&sv, SERVE);
+	assert_int_equal(run_cli(cong, sv.path, &out, &err), 1);
+	server_stop(&sv);
+	assert_non_null(
+		strstr(json_error_of(out, "bad_request", &j), "nosuch"));
+	assert_non_null(strstr(err, "xdplanectl: bad_request: "));
+	json_decref(j);
+	free(out);
+	free(err);
+
+	/* a port or class the daemon does not have: its names, the nearest */
+	server_start(&sv, SERVE);
+	assert_int_equal(run_cli(port, sv.path, &out, &err), 1);
+	server_stop(&sv);
+	json_error_of(out, "bad_request", &j);
+	e = json_object_get(j, "error");
+	assert_string_equal(json_string_value(json_object_get(e, "suggestion")),
+			    "eth1");
+	assert_string_equal(json_string_value(json_array_get(
+				    json_object_get(e, "details"), 0)),
+			    "ports: eth1, eth2 (did you mean 'eth1'?)");
+	assert_non_null(
+		strstr(err, "ports: eth1, eth2 (did you mean 'eth1'?)"));
+	json_decref(j);
+	free(out);
+	free(err);
+	server_start(&sv, SERVE);
+	assert_int_equal(run_cli(cls, sv.path, &out, &err), 1);
+	server_stop(&sv);
+	json_error_of(out, "bad_request", &j);
+	e = json_object_get(j, "error");
+	assert_string_equal(json_string_value(json_object_get(e, "suggestion")),
+			    "roce");
+	assert_non_null(strstr(err, "classes of eth1: cnp, roce"));
+	json_decref(j);
+	free(out);
+	free(err);
+
+	assert_int_equal(run_cli(verb, "/nonexistent/sock", &out, &err), 2);
+	assert_non_null(strstr(json_error_of(out, "usage", &j),
+			       "did you mean 'status'?"));
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(j, "error"), "suggestion")),
+			    "status");
+	json_decref(j);
+	free(out);
+	free(err);
+
+	assert_int_equal(run_cli(both, NULL, &out, &err), 2);
+	assert_non_null(strstr(json_error_of(out, "usage", &j),
+			       "both name the socket"));
+	json_decref(j);
+	free(out);
+	free(err);
+
+	/* --json after the bad option still applies */
+	assert_int_equal(run_cli(opt, NULL, &out, &err), 2);
+	assert_non_null(strstr(json_error_of(out, "usage", &j),
+			       "did you mean --json?"));
+	json_decref(j);
+	free(out);
+	free(err);
+
+	assert_int_equal(run_cli(gone, NULL, &out, &err), 3);
+	assert_non_null(strstr(json_error_of(out, "unreachable", &j),
+			       "/nonexistent/sock"));
+	json_decref(j);
+	free(out);
+	free(err);
+
+	server_start(&sv, SILENT);
+	assert_int_equal(run_cli(slow, sv.path, &out, &err), 3);
+	server_stop(&sv);
+	assert_non_null(strstr(json_error_of(out, "timeout", &j), "no answer"));
+	json_decref(j);
+	free(out);
+	free(err);
+}
+
 static void test_cli_log_level_env(void **state)
 {
 	static const char *args[] = {"log-level", "debug", NULL};
@@ -1357,6 +1477,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cli_stats_human, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cli_daemon_errors, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cli_json_errors, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cli_log_level_env, setup,
 						teardown),
