@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# SPDX-License-Identifier: BSD-2-Clause
 """progress.py - "k of N" and the time left, for the long benchmark runs
 (bench/fwd, bench/run). The estimate before the first step ends is the
 caller's guess per step; after that it is the mean time of the steps done

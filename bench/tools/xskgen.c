@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * xskgen - IPv4/UDP traffic generator on an AF_XDP socket's TX ring, for
  * kernels that refuse BPF_PROG_RUN with live frames (xgen). It needs no BPF
