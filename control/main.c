@@ -17,11 +17,15 @@
  * frame accounted for (and for a valid --check); XDPLANE_EXIT_CONFIG (78,
  * EX_CONFIG of sysexits.h; defined once in CMakeLists.txt, which also
  * writes it into the systemd units' RestartPreventExitStatus=) when the
- * file is invalid or asks for what this host cannot carry (a missing
- * interface, a kernel too old for its MTU: kernel_req.h), so that systemd
+ * file is invalid or asks for what this host cannot carry (a kernel too
+ * old for its MTU: kernel_req.h; with --check, a missing interface),
+ * so that systemd
  * does not restart a daemon that would fail the same way; 1 when start-up
  * fails otherwise; 2 on a usage error; 3 if the census found a leaked or
- * doubly-owned frame; 4 after a port's interface was replaced (daemon.c).
+ * doubly-owned frame; 4 after a port's interface was replaced (daemon.c);
+ * PORT_WAIT_EXIT (75) when a port's interface did not appear within
+ * port_wait (port_wait.h: the file is valid, the interface may still
+ * come, so systemd tries again).
  *
  * Threads: this (control) thread owns the gateway handle; signals are
  * blocked in every thread and taken by the event loop through a signalfd.
@@ -35,6 +39,7 @@
 #include "daemon.h"
 #include "kernel_req.h"
 #include "log.h"
+#include "port_wait.h"
 
 #ifndef XDPLANE_EXIT_CONFIG
 #error "XDPLANE_EXIT_CONFIG comes from CMakeLists.txt (one value for the units too)"
@@ -61,6 +66,37 @@ static void usage(FILE *f)
 
 #define MAIN_MMAP_THRESHOLD (64 * 1024) /* bytes */
 
+/* The start's system checks failed (*err says why). When the file is
+ * valid without them and a port's interface is missing, wait for the
+ * ports (port_wait.h) and load the file again with the checks: the
+ * configuration, or NULL with *err, or NULL with *rc = PORT_WAIT_EXIT
+ * when the bound passed. */
+static struct xdplane_config *wait_for_ports(const char *path, bool forced,
+					     struct config_error *err, int *rc)
+{
+	struct config_error ferr;
+	struct xdplane_config *cfg = config_load(path, false, &ferr);
+	int waited;
+
+	if (!cfg) {
+		*err = ferr;
+		return NULL;
+	}
+	if (port_wait_missing(cfg) < 0) { /* not the ports: user or group */
+		config_free(cfg);
+		return NULL;
+	}
+	if (!forced)
+		log_set_level((enum log_level)cfg->log_level);
+	waited = port_wait(cfg);
+	config_free(cfg);
+	if (waited) {
+		*rc = PORT_WAIT_EXIT;
+		return NULL;
+	}
+	return config_load(path, true, err);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -86,7 +122,7 @@ int main(int argc, char **argv)
 	struct xdplane_config *cfg;
 	struct config_error cerr;
 	char kerr[1200];
-	int c;
+	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "c:tvqVh", opts, NULL)) != -1) {
 		switch (c) {
@@ -127,7 +163,11 @@ int main(int argc, char **argv)
 	}
 
 	cfg = config_load(path, system_check || !check, &cerr);
+	if (!cfg && !check && !dump)
+		cfg = wait_for_ports(path, forced, &cerr, &rc);
 	if (!cfg) {
+		if (rc)
+			return rc;
 		fprintf(stderr, "%s\n", cerr.msg);
 		return XDPLANE_EXIT_CONFIG;
 	}
