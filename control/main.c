@@ -6,6 +6,8 @@
  *   xdplane -c FILE              run in the foreground, log to stderr
  *   xdplane --check -c FILE      validate FILE and exit (0 = valid)
  *   xdplane --dump-config -c F   print the effective configuration
+ *   xdplane --detach -c FILE     remove what a crashed daemon left on the
+ *                                ports: its XDP programs, promiscuous mode
  *
  * SIGHUP reloads the configuration (daemon.h). SIGINT and SIGTERM stop
  * cleanly: sockets leave the XSKMAPs, in-flight
@@ -30,6 +32,7 @@
  * Threads: this (control) thread owns the gateway handle; signals are
  * blocked in every thread and taken by the event loop through a signalfd.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -37,6 +40,7 @@
 #include <string.h>
 #include "config.h"
 #include "daemon.h"
+#include "gateway.h"
 #include "kernel_req.h"
 #include "log.h"
 #include "port_wait.h"
@@ -50,7 +54,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: xdplane [-c FILE] [--check] [--dump-config] [-v] [-q]\n"
+		"usage: xdplane [-c FILE] [--check] [--dump-config] [--detach] "
+		"[-v] "
+		"[-q]\n"
 		"  -c, --config FILE   configuration (default " DEFAULT_CONFIG
 		")\n"
 		"  -t, --check         validate the configuration and exit\n"
@@ -58,6 +64,8 @@ static void usage(FILE *f)
 		"interfaces, users and groups to exist\n"
 		"      --dump-config   print the effective configuration and "
 		"exit\n"
+		"      --detach        remove xdplane's XDP programs from the "
+		"ports (after a crash)\n"
 		"  -v, --verbose       debug logging (overrides log_level)\n"
 		"  -q, --quiet         warnings and errors only (overrides "
 		"log_level)\n"
@@ -65,6 +73,37 @@ static void usage(FILE *f)
 }
 
 #define MAIN_MMAP_THRESHOLD (64 * 1024) /* bytes */
+
+/* --detach: what a crashed or killed daemon left on the file's ports
+ * (gateway_detach_port). 0 when nothing of xdplane's is left, 1 when a
+ * port is still in use by a running xdplane or could not be cleaned. */
+static int detach_ports(const char *path)
+{
+	struct config_error cerr;
+	struct xdplane_config *cfg = config_load(path, false, &cerr);
+	char msg[512];
+	int rc = 0, err;
+
+	if (!cfg) {
+		fprintf(stderr, "%s\n", cerr.msg);
+		return XDPLANE_EXIT_CONFIG;
+	}
+	for (int i = 0; i < CONFIG_PORTS; i++) {
+		err = gateway_detach_port(cfg->ports[i].interface, msg,
+					  sizeof(msg));
+		if (err == -EBUSY)
+			fprintf(stderr,
+				"%s; stop it first (systemctl stop xdplane or "
+				"xdplane@NAME), nothing detached\n",
+				msg);
+		else
+			fprintf(err ? stderr : stdout, "%s\n", msg);
+		if (err)
+			rc = 1;
+	}
+	config_free(cfg);
+	return rc;
+}
 
 /* The start's system checks failed (*err says why). When the file is
  * valid without them and a port's interface is missing, wait for the
@@ -104,6 +143,7 @@ int main(int argc, char **argv)
 		{"check", no_argument, NULL, 't'},
 		{"no-system-check", no_argument, NULL, 'N'},
 		{"dump-config", no_argument, NULL, 'D'},
+		{"detach", no_argument, NULL, 'X'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"version", no_argument, NULL, 'V'},
@@ -112,6 +152,7 @@ int main(int argc, char **argv)
 	};
 	const char *path = DEFAULT_CONFIG;
 	bool check = false, dump = false, system_check = true, forced = false;
+	bool detach = false;
 
 	/* A flat RSS: the control thread's periodic snapshots (about 230 KB)
 	 * and rendered answers get a mapping of their own each time, given
@@ -138,6 +179,9 @@ int main(int argc, char **argv)
 		case 'D':
 			dump = true;
 			break;
+		case 'X':
+			detach = true;
+			break;
 		case 'v':
 			log_set_level(LOG_LVL_DEBUG);
 			forced = true;
@@ -162,6 +206,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (detach)
+		return detach_ports(path);
 	cfg = config_load(path, system_check || !check, &cerr);
 	if (!cfg && !check && !dump)
 		cfg = wait_for_ports(path, forced, &cerr, &rc);

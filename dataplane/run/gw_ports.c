@@ -275,6 +275,69 @@ void gw_ports_promisc_off(struct gateway *gw)
 		close(fd);
 }
 
+void gw_ports_record(struct gateway *gw, struct gw_port *pt)
+{
+	int err;
+
+	(void)gw;
+	if (!pt->promisc_set &&
+	    (pt->prog.stale_flags & STEER_CONF_PROMISC_SET)) {
+		pt->promisc_set = true;
+		log_info("%s: promiscuous mode was turned on by the previous "
+			 "run; off again at stop",
+			 pt->name);
+	}
+	err = steer_set_flags(&pt->prog,
+			      pt->promisc_set ? STEER_CONF_PROMISC_SET : 0);
+	if (err)
+		log_warn("%s: cannot record the port's state in the program "
+			 "(xdplane --detach would leave promiscuous mode on): "
+			 "%s",
+			 pt->name, strerror(-err));
+}
+
+/* Called without a gateway, after the daemon is gone (gateway.h). */
+int gateway_detach_port(const char *ifname, char *msg, size_t len)
+{
+	struct gw_port pt = {.lock_fd = -1};
+	uint32_t flags = 0;
+	int ifindex, rc, fd, err;
+	size_t n;
+
+	snprintf(pt.name, sizeof(pt.name), "%s", ifname);
+	ifindex = (int)if_nametoindex(ifname);
+	if (!ifindex) {
+		snprintf(msg, len, "%s: no such interface; nothing to detach",
+			 ifname);
+		return 0;
+	}
+	rc = lock_port(&pt, msg, len);
+	if (rc)
+		return rc == -EADDRINUSE ? -EBUSY : rc;
+	rc = steer_detach_left(ifindex, ifname, &flags, msg, len);
+	if (rc == 1 && (flags & STEER_CONF_PROMISC_SET)) {
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		err = fd < 0 ? -errno : set_promisc(fd, ifname, false, NULL);
+		if (fd >= 0)
+			close(fd);
+		n = strlen(msg);
+		if (err) {
+			snprintf(msg + n, len - n,
+				 "; promiscuous mode, which xdplane had set, "
+				 "could not be turned off: %s ('ip link set %s "
+				 "promisc off')",
+				 strerror(-err), ifname);
+			rc = err;
+		} else {
+			snprintf(msg + n, len - n,
+				 "; promiscuous mode, which xdplane had set, "
+				 "off again");
+		}
+	}
+	close(pt.lock_fd);
+	return rc < 0 ? rc : 0;
+}
+
 int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)
 {
 	int err;
