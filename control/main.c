@@ -109,7 +109,7 @@ static int detach_ports(const char *path)
  * valid without them and a port's interface is missing, wait for the
  * ports (port_wait.h) and load the file again with the checks: the
  * configuration, or NULL with *err, or NULL with *rc = PORT_WAIT_EXIT
- * when the bound passed. */
+ * when the bound passed (*err printed: where the file names the port). */
 static struct xdplane_config *wait_for_ports(const char *path, bool forced,
 					     struct config_error *err, int *rc)
 {
@@ -129,11 +129,12 @@ static struct xdplane_config *wait_for_ports(const char *path, bool forced,
 		log_set_level((enum log_level)cfg->log_level);
 	waited = port_wait(cfg);
 	config_free(cfg);
-	if (waited) {
+	cfg = config_load(path, true, err);
+	if (!cfg && waited) { /* *err: file:line:col of the missing port */
+		fprintf(stderr, "%s\n", err->msg);
 		*rc = PORT_WAIT_EXIT;
-		return NULL;
 	}
-	return config_load(path, true, err);
+	return cfg;
 }
 
 int main(int argc, char **argv)

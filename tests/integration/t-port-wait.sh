@@ -94,7 +94,8 @@ read -r rc secs < <(timed bound -c "$TB_DIR/bound.yaml")
 [ "$rc" -eq 75 ] || tb_fail "bound: exit $rc, want 75: $(cat "$TB_DIR/bound.out")"
 awk -v s="$secs" 'BEGIN { exit !(s >= 2 && s < 10) }' ||
 	tb_fail "bound: exit after $secs s, want about 2"
-grep -q "no interface gw1 after port_wait 2000 ms" "$TB_DIR/bound.out" ||
+grep -q "no interface gw1 after port_wait 2000 ms" "$TB_DIR/bound.out" &&
+	grep -q "bound.yaml:3:[0-9]*: ports\[1\].interface: no such interface 'gw1'" "$TB_DIR/bound.out" ||
 	tb_fail "bound: $(cat "$TB_DIR/bound.out")"
 [ -z "$(tb_xdp_prog GW gw0)" ] || tb_fail "bound: a program was left on gw0"
 # --check still says a missing interface is an error in the file here
