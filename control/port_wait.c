@@ -47,6 +47,7 @@ int port_wait(const struct xdplane_config *cfg)
 	const struct timespec poll = {0, PORT_WAIT_POLL_MS * 1000000L};
 	uint64_t t0 = now_ms(), waited = 0, next_log = 0, next_notify = 0;
 	int port, was = -1;
+	char msg[256];
 
 	while ((port = port_wait_missing(cfg)) >= 0) {
 		if (port != was) {
@@ -64,7 +65,14 @@ int port_wait(const struct xdplane_config *cfg)
 				"service manager to start xdplane again",
 				port, cfg->ports[port].interface,
 				cfg->port_wait_ms, PORT_WAIT_EXIT);
-			sdn_notify("STATUS=port wait timed out");
+			snprintf(msg, sizeof(msg),
+				 "STATUS=no port %s (ports[%d].interface) "
+				 "after port_wait %u s; exiting %d to be "
+				 "started again",
+				 cfg->ports[port].interface, port,
+				 (cfg->port_wait_ms + 999) / 1000,
+				 PORT_WAIT_EXIT);
+			sdn_notify(msg);
 			return -ETIMEDOUT;
 		}
 		if (waited >= next_log) {

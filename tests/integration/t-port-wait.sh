@@ -90,7 +90,22 @@ tb_pass "bad key with a port missing: exit 78 after $secs s"
 
 # 3. The bound: port_wait 2s, gw1 never comes: EX_TEMPFAIL, nothing left.
 tb_config "$TB_DIR/bound.yaml" "port_wait: 2s"
-read -r rc secs < <(timed bound -c "$TB_DIR/bound.yaml")
+tb_spawn notify2 GW python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print("ready", flush=True)
+s.settimeout(30)
+while True:
+    msg = s.recv(4096).decode()
+    print(repr(msg), flush=True)
+    if "exiting" in msg:
+        break
+' "$NSOCK.2"
+for _ in $(seq 50); do grep -q ready "$TB_DIR/notify2.log" && break; sleep 0.1; done
+read -r rc secs < <(NOTIFY_SOCKET="$NSOCK.2" timed bound -c "$TB_DIR/bound.yaml")
+grep -q "STATUS=no port gw1 (ports\[1\].interface) after port_wait 2 s; exiting 75" "$TB_DIR/notify2.log" ||
+	tb_fail "bound: no STATUS= at the bound: $(cat "$TB_DIR/notify2.log")"
 [ "$rc" -eq 75 ] || tb_fail "bound: exit $rc, want 75: $(cat "$TB_DIR/bound.out")"
 awk -v s="$secs" 'BEGIN { exit !(s >= 2 && s < 10) }' ||
 	tb_fail "bound: exit after $secs s, want about 2"
