@@ -63,7 +63,7 @@ static int attached_prog(int ifindex, uint32_t *id, char *name, size_t len,
 /* The struct steer_conf of the xdplane program `id` (its conf_map). */
 static int prog_conf(uint32_t id, struct steer_conf *conf)
 {
-	uint32_t map_ids[16], n, zero = 0;
+	uint32_t map_ids[16] = {0}, n, zero = 0;
 	struct bpf_prog_info info;
 	uint32_t info_len = sizeof(info);
 	int fd, err = -ENOENT;
