@@ -79,6 +79,9 @@ struct config_port {
 	enum port_checksum checksum;
 };
 
+#define CONFIG_PORT_WAIT_DEF_MS 60000
+#define CONFIG_PORT_WAIT_MAX_MS 3600000
+
 #define CONFIG_MTU_MIN 68
 #define CONFIG_MTU_MAX 65535
 
@@ -144,6 +147,10 @@ struct config_control {
 struct xdplane_config {
 	char path[256]; /* the file it came from, for messages */
 	struct config_port ports[CONFIG_PORTS]; /* exactly two */
+	/* ms, 0..CONFIG_PORT_WAIT_MAX_MS, default CONFIG_PORT_WAIT_DEF_MS:
+	 * how long the daemon waits at start for a port's interface that
+	 * does not exist yet (port_wait.h); read at start only */
+	uint32_t port_wait_ms;
 	/* default auto (CONFIG_QUEUES_AUTO: the NIC's channel count, which
 	 * the daemon reads at start and checks with config_check_queues());
 	 * or 1..CONFIG_MAX_QUEUES, compared with the NICs' channel counts at

@@ -98,6 +98,7 @@ static void diff_cold(const struct xdplane_config *a,
 	for (unsigned int i = 0; i < CONFIG_PORTS; i++)
 		COLD_IF(a->ports[i].checksum != b->ports[i].checksum,
 			i ? "ports[1].checksum" : "ports[0].checksum");
+	COLD_IF(a->port_wait_ms != b->port_wait_ms, "port_wait");
 	COLD_FIELD(queues);
 	COLD_FIELD(queues_set_channels);
 	COLD_FIELD(xdp_mode);

@@ -351,6 +351,7 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 		}
 		put_adaptive(out, p);
 	}
+	put_time(out, "", "port_wait", cfg->port_wait_ms * 1000000ull);
 	if (cfg->queues == CONFIG_QUEUES_AUTO)
 		fputs("queues: auto\n", out);
 	else

@@ -305,6 +305,7 @@ static const struct cfg_field workers_fields[] = {
 
 static const struct cfg_field top_fields[] = {
 	F_SEQ("ports", &port_schema),
+	F_TXT("port_wait"),
 	F_TXT("queues"),
 	F_TXT("queues_set_channels"),
 	F_ENUM("xdp_mode", cfg_xdp_modes),
@@ -541,6 +542,22 @@ static bool valid_ifname(const char *s)
 	return true;
 }
 
+/* port_wait: a time from 0 to 1 h, in whole ms; default
+ * CONFIG_PORT_WAIT_DEF_MS. */
+static int load_port_wait(const struct load_ctx *c, struct xdplane_config *cfg)
+{
+	uint64_t ns;
+	struct key k;
+
+	cfg->port_wait_ms = CONFIG_PORT_WAIT_DEF_MS;
+	if (!cfg_key_at(c, &k, "port_wait"))
+		return 0;
+	if (cfg_get_time(c, &k, 0, CONFIG_PORT_WAIT_MAX_MS * 1000000ull, &ns))
+		return -1;
+	cfg->port_wait_ms = (uint32_t)(ns / 1000000);
+	return 0;
+}
+
 static int load_ports(const struct load_ctx *c, struct xdplane_config *cfg,
 		      bool check_system)
 {
@@ -605,7 +622,7 @@ static int load_ports(const struct load_ctx *c, struct xdplane_config *cfg,
 					k.path, CONFIG_MTU_MIN, CONFIG_MTU_MAX,
 					cfg->ports[i].mtu);
 	}
-	return 0;
+	return load_port_wait(c, cfg);
 }
 
 static bool is_pow2(uint32_t v)

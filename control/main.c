@@ -6,6 +6,8 @@
  *   xdplane -c FILE              run in the foreground, log to stderr
  *   xdplane --check -c FILE      validate FILE and exit (0 = valid)
  *   xdplane --dump-config -c F   print the effective configuration
+ *   xdplane --detach -c FILE     remove what a crashed daemon left on the
+ *                                ports: its XDP programs, promiscuous mode
  *
  * SIGHUP reloads the configuration (daemon.h). SIGINT and SIGTERM stop
  * cleanly: sockets leave the XSKMAPs, in-flight
@@ -17,15 +19,20 @@
  * frame accounted for (and for a valid --check); XDPLANE_EXIT_CONFIG (78,
  * EX_CONFIG of sysexits.h; defined once in CMakeLists.txt, which also
  * writes it into the systemd units' RestartPreventExitStatus=) when the
- * file is invalid or asks for what this host cannot carry (a missing
- * interface, a kernel too old for its MTU: kernel_req.h), so that systemd
+ * file is invalid or asks for what this host cannot carry (a kernel too
+ * old for its MTU: kernel_req.h; with --check, a missing interface),
+ * so that systemd
  * does not restart a daemon that would fail the same way; 1 when start-up
  * fails otherwise; 2 on a usage error; 3 if the census found a leaked or
- * doubly-owned frame; 4 after a port's interface was replaced (daemon.c).
+ * doubly-owned frame; 4 after a port's interface was replaced (daemon.c);
+ * PORT_WAIT_EXIT (75) when a port's interface did not appear within
+ * port_wait (port_wait.h: the file is valid, the interface may still
+ * come, so systemd tries again).
  *
  * Threads: this (control) thread owns the gateway handle; signals are
  * blocked in every thread and taken by the event loop through a signalfd.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -33,8 +40,10 @@
 #include <string.h>
 #include "config.h"
 #include "daemon.h"
+#include "gateway.h"
 #include "kernel_req.h"
 #include "log.h"
+#include "port_wait.h"
 #include "xdplane_version.h"
 
 #ifndef XDPLANE_EXIT_CONFIG
@@ -46,7 +55,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: xdplane [-c FILE] [--check] [--dump-config] [-v] [-q]\n"
+		"usage: xdplane [-c FILE] [--check] [--dump-config] [--detach] "
+		"[-v] "
+		"[-q]\n"
 		"  -c, --config FILE   configuration (default " DEFAULT_CONFIG
 		")\n"
 		"  -t, --check         validate the configuration and exit\n"
@@ -54,6 +65,8 @@ static void usage(FILE *f)
 		"interfaces, users and groups to exist\n"
 		"      --dump-config   print the effective configuration and "
 		"exit\n"
+		"      --detach        remove xdplane's XDP programs from the "
+		"ports (after a crash)\n"
 		"  -v, --verbose       debug logging (overrides log_level)\n"
 		"  -q, --quiet         warnings and errors only (overrides "
 		"log_level)\n"
@@ -62,6 +75,69 @@ static void usage(FILE *f)
 
 #define MAIN_MMAP_THRESHOLD (64 * 1024) /* bytes */
 
+/* --detach: what a crashed or killed daemon left on the file's ports
+ * (gateway_detach_port). 0 when nothing of xdplane's is left, 1 when a
+ * port is still in use by a running xdplane or could not be cleaned. */
+static int detach_ports(const char *path)
+{
+	struct config_error cerr;
+	struct xdplane_config *cfg = config_load(path, false, &cerr);
+	char msg[512];
+	int rc = 0, err;
+
+	if (!cfg) {
+		fprintf(stderr, "%s\n", cerr.msg);
+		return XDPLANE_EXIT_CONFIG;
+	}
+	for (int i = 0; i < CONFIG_PORTS; i++) {
+		err = gateway_detach_port(cfg->ports[i].interface, msg,
+					  sizeof(msg));
+		if (err == -EBUSY)
+			fprintf(stderr,
+				"%s; stop it first (systemctl stop xdplane or "
+				"xdplane@NAME), nothing detached\n",
+				msg);
+		else
+			fprintf(err ? stderr : stdout, "%s\n", msg);
+		if (err)
+			rc = 1;
+	}
+	config_free(cfg);
+	return rc;
+}
+
+/* The start's system checks failed (*err says why). When the file is
+ * valid without them and a port's interface is missing, wait for the
+ * ports (port_wait.h) and load the file again with the checks: the
+ * configuration, or NULL with *err, or NULL with *rc = PORT_WAIT_EXIT
+ * when the bound passed (*err printed: where the file names the port). */
+static struct xdplane_config *wait_for_ports(const char *path, bool forced,
+					     struct config_error *err, int *rc)
+{
+	struct config_error ferr;
+	struct xdplane_config *cfg = config_load(path, false, &ferr);
+	int waited;
+
+	if (!cfg) {
+		*err = ferr;
+		return NULL;
+	}
+	if (port_wait_missing(cfg) < 0) { /* not the ports: user or group */
+		config_free(cfg);
+		return NULL;
+	}
+	if (!forced)
+		log_set_level((enum log_level)cfg->log_level);
+	waited = port_wait(cfg);
+	config_free(cfg);
+	cfg = config_load(path, true, err);
+	if (!cfg && waited) { /* *err: file:line:col of the missing port */
+		fprintf(stderr, "%s\n", err->msg);
+		*rc = PORT_WAIT_EXIT;
+	}
+	return cfg;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -69,6 +145,7 @@ int main(int argc, char **argv)
 		{"check", no_argument, NULL, 't'},
 		{"no-system-check", no_argument, NULL, 'N'},
 		{"dump-config", no_argument, NULL, 'D'},
+		{"detach", no_argument, NULL, 'X'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"version", no_argument, NULL, 'V'},
@@ -77,6 +154,7 @@ int main(int argc, char **argv)
 	};
 	const char *path = DEFAULT_CONFIG;
 	bool check = false, dump = false, system_check = true, forced = false;
+	bool detach = false;
 
 	/* A flat RSS: the control thread's periodic snapshots (about 230 KB)
 	 * and rendered answers get a mapping of their own each time, given
@@ -87,7 +165,7 @@ int main(int argc, char **argv)
 	struct xdplane_config *cfg;
 	struct config_error cerr;
 	char kerr[1200];
-	int c;
+	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "c:tvqVh", opts, NULL)) != -1) {
 		switch (c) {
@@ -102,6 +180,9 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			dump = true;
+			break;
+		case 'X':
+			detach = true;
 			break;
 		case 'v':
 			log_set_level(LOG_LVL_DEBUG);
@@ -127,8 +208,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (detach)
+		return detach_ports(path);
 	cfg = config_load(path, system_check || !check, &cerr);
+	if (!cfg && !check && !dump)
+		cfg = wait_for_ports(path, forced, &cerr, &rc);
 	if (!cfg) {
+		if (rc)
+			return rc;
 		fprintf(stderr, "%s\n", cerr.msg);
 		return XDPLANE_EXIT_CONFIG;
 	}

@@ -11,7 +11,8 @@
  *   peer_map   DEVMAP, one entry (key 0) = ifindex of the other port of the
  *              pair. Used only on the fail-open path.
  *   conf_map   ARRAY, one struct steer_conf. Written by the daemon before
- *              attach; read by the program for every frame.
+ *              attach (flags: after); read by the program for every
+ *              frame, by `xdplane --detach` once (steer_prog.h).
  *   verdicts   PERCPU_ARRAY indexed by enum steer_verdict, one counter of
  *              frames per verdict. Single writer per CPU (the program);
  *              the daemon sums the per-CPU values.
@@ -54,8 +55,21 @@ struct steer_conf {
 	__u32 stamp_room; /* bytes a UMEM frame holds: frames up to this
 			   * less STEER_RX_STAMP_LEN are stamped; 0: none
 			   * (multi-buffer: a stamp could cost a frame) */
-	__u32 pad_;
+	__u32 flags; /* STEER_CONF_*: records for whoever removes the
+		      * program; the program does not read them */
 };
+
+/* steer_conf.flags: the daemon turned promiscuous mode on for this port
+ * (it was off before). Written by the daemon after attach; the record
+ * lives as long as the program, so `xdplane --detach` after a crash (and
+ * a daemon replacing a stale program) knows to turn it off again. */
+#define STEER_CONF_PROMISC_SET (1u << 0)
+/* steer_conf.flags bits 1 and 2: the daemon turned off the NIC's VLAN tag
+ * stripping on receive (bit 1: rx-vlan-hw-parse, bit 2:
+ * rx-vlan-stag-hw-parse; gw_ports.c); recorded like the above so that it
+ * is turned on again by whoever removes the program. */
+#define STEER_CONF_STRIP_SHIFT 1
+#define STEER_CONF_STRIP_MASK (3u << STEER_CONF_STRIP_SHIFT)
 
 /* In front of a stamped frame (see above). */
 struct steer_rx_stamp {

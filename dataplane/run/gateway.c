@@ -189,6 +189,7 @@ struct gateway *gateway_open(const struct gw_params *p, char *errbuf,
 				   gw->multibuf, stamp_room, errbuf, errlen);
 		if (err)
 			goto fail;
+		gw_ports_record(gw, &gw->port[i]);
 	}
 	if (gw_sockets_open(gw, errbuf, errlen))
 		goto fail;

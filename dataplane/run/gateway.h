@@ -193,6 +193,16 @@ int gateway_start(struct gateway *gw, char *errbuf, size_t errlen);
  * thread. Syscalls: bpf(2) (XSKMAP deletes), nanosleep(2), write(2) to
  * the workers' eventfds, futex(2) (pthread_join). */
 void gateway_stop(struct gateway *gw);
+/* Without a gateway, after the daemon is gone (a crash, kill -9: the
+ * program outlives it by design; `xdplane --detach`): take the port's
+ * lock (-EBUSY while an xdplane runs on it), detach the port's XDP
+ * program if it is xdplane's (never a foreign one) and turn promiscuous
+ * mode off if the program records that xdplane turned it on. 0 (detached,
+ * or nothing of xdplane's there, or no such interface) or -errno; msg gets
+ * one line saying what was done. Any thread. Syscalls: socket(2), bind(2)
+ * (the lock), netlink, bpf(2), ioctl(2) SIOCGIFFLAGS, SIOCSIFFLAGS,
+ * close(2). */
+int gateway_detach_port(const char *ifname, char *msg, size_t len);
 /* Stop if needed, take the census (when asked), detach, free. Before
  * gateway_start() succeeded (a refused start, whichever step refused it)
  * it also puts back what gateway_open() changed on the ports: their MTUs

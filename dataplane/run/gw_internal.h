@@ -179,6 +179,11 @@ void gw_ports_promisc_off(struct gateway *gw);
 /* VLAN tag stripping on again where start-up turned it off (strip_off),
  * logged. After the programs are detached, before gw_ports_unlock(). */
 void gw_ports_strip_restore(struct gateway *gw);
+/* After the port's program is attached: a stale program it replaced may
+ * say the previous run turned promiscuous mode on (then this run turns it
+ * off at stop), and the new program records whether this run did
+ * (steer_conf.flags, for `xdplane --detach`). */
+void gw_ports_record(struct gateway *gw, struct gw_port *pt);
 
 /* gw_units.c: placement, tasks and rings of every unit, workers; the
  * census over them; their teardown. */

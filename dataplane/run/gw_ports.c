@@ -315,32 +315,128 @@ static void strip_off(struct gw_port *pt)
 	}
 }
 
+/* Turn on again the features of `bits` (bit i: gw_strip_features[i]) on
+ * ifname; 0 or the first error, each logged. */
+static int strip_on(const char *ifname, uint32_t bits)
+{
+	int rc = 0;
+
+	for (unsigned j = 0; j < ARRAY_SIZE(gw_strip_features); j++) {
+		const char *row = gw_strip_features[j].row;
+		struct nic_feature f;
+		int err;
+
+		if (!(bits & (1U << j)))
+			continue;
+		err = nic_feature_get(ifname, gw_strip_features[j].name, &f);
+		if (!err)
+			err = nic_feature_set(ifname, &f, true);
+		if (err) {
+			log_err("%s: %s could not be turned on again: %s "
+				"('ethtool -K %s %s on')",
+				ifname, row, strerror(-err), ifname, row);
+			rc = rc ? rc : err;
+		} else {
+			log_info("%s: %s on again", ifname, row);
+		}
+	}
+	return rc;
+}
+
 void gw_ports_strip_restore(struct gateway *gw)
 {
 	for (int i = 0; i < GW_PORTS; i++) {
-		struct gw_port *pt = &gw->port[i];
-
-		for (unsigned j = 0; j < ARRAY_SIZE(gw_strip_features); j++) {
-			const char *row = gw_strip_features[j].row;
-			struct nic_feature f;
-			int err;
-
-			if (!(pt->strip_off & (1U << j)))
-				continue;
-			err = nic_feature_get(pt->name,
-					      gw_strip_features[j].name, &f);
-			if (!err)
-				err = nic_feature_set(pt->name, &f, true);
-			if (err)
-				log_err("%s: %s could not be turned on again: "
-					"%s ('ethtool -K %s %s on')",
-					pt->name, row, strerror(-err), pt->name,
-					row);
-			else
-				log_info("%s: %s on again", pt->name, row);
-		}
-		pt->strip_off = 0;
+		strip_on(gw->port[i].name, gw->port[i].strip_off);
+		gw->port[i].strip_off = 0;
 	}
+}
+
+void gw_ports_record(struct gateway *gw, struct gw_port *pt)
+{
+	uint32_t stale;
+	int err;
+
+	(void)gw;
+	if (!pt->promisc_set &&
+	    (pt->prog.stale_flags & STEER_CONF_PROMISC_SET)) {
+		pt->promisc_set = true;
+		log_info("%s: promiscuous mode was turned on by the previous "
+			 "run; off again at stop",
+			 pt->name);
+	}
+	stale = (pt->prog.stale_flags & STEER_CONF_STRIP_MASK) >>
+		STEER_CONF_STRIP_SHIFT;
+	if (stale & ~pt->strip_off) {
+		pt->strip_off |= stale;
+		log_info("%s: VLAN tag stripping was turned off by the "
+			 "previous run; on again at stop",
+			 pt->name);
+	}
+	err = steer_set_flags(
+		&pt->prog,
+		(pt->promisc_set ? STEER_CONF_PROMISC_SET : 0) |
+			((uint32_t)pt->strip_off << STEER_CONF_STRIP_SHIFT));
+	if (err)
+		log_warn("%s: cannot record the port's state in the program "
+			 "(xdplane --detach would leave promiscuous mode on "
+			 "and VLAN tag stripping off): %s",
+			 pt->name, strerror(-err));
+}
+
+/* Called without a gateway, after the daemon is gone (gateway.h). */
+int gateway_detach_port(const char *ifname, char *msg, size_t len)
+{
+	struct gw_port pt = {.lock_fd = -1};
+	uint32_t flags = 0;
+	int ifindex, rc, fd, err;
+	size_t n;
+
+	snprintf(pt.name, sizeof(pt.name), "%s", ifname);
+	ifindex = (int)if_nametoindex(ifname);
+	if (!ifindex) {
+		snprintf(msg, len, "%s: no such interface; nothing to detach",
+			 ifname);
+		return 0;
+	}
+	rc = lock_port(&pt, msg, len);
+	if (rc)
+		return rc == -EADDRINUSE ? -EBUSY : rc;
+	rc = steer_detach_left(ifindex, ifname, &flags, msg, len);
+	if (rc != 1) /* not detached: nothing of ours to put back */
+		flags = 0;
+	if (flags & STEER_CONF_PROMISC_SET) {
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		err = fd < 0 ? -errno : set_promisc(fd, ifname, false, NULL);
+		if (fd >= 0)
+			close(fd);
+		n = strlen(msg);
+		if (err) {
+			snprintf(msg + n, len - n,
+				 "; promiscuous mode, which xdplane had set, "
+				 "could not be turned off: %s ('ip link set %s "
+				 "promisc off')",
+				 strerror(-err), ifname);
+			rc = err;
+		} else {
+			snprintf(msg + n, len - n,
+				 "; promiscuous mode, which xdplane had set, "
+				 "off again");
+		}
+	}
+	if (flags & STEER_CONF_STRIP_MASK) {
+		err = strip_on(ifname, (flags & STEER_CONF_STRIP_MASK) >>
+					       STEER_CONF_STRIP_SHIFT);
+		n = strlen(msg);
+		snprintf(msg + n, len - n,
+			 err ? "; VLAN tag stripping, which xdplane had turned "
+			       "off, could not be turned on again (see above)"
+			     : "; VLAN tag stripping, which xdplane had turned "
+			       "off, on again");
+		if (err && rc > 0)
+			rc = err;
+	}
+	close(pt.lock_fd);
+	return rc < 0 ? rc : 0;
 }
 
 int gw_ports_open(struct gateway *gw, char *errbuf, size_t errlen)

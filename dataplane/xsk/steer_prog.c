@@ -60,6 +60,45 @@ static int attached_prog(int ifindex, uint32_t *id, char *name, size_t len,
 	return 0;
 }
 
+/* The struct steer_conf of the xdplane program `id` (its conf_map). */
+static int prog_conf(uint32_t id, struct steer_conf *conf)
+{
+	uint32_t map_ids[16] = {0}, n, zero = 0;
+	struct bpf_prog_info info;
+	uint32_t info_len = sizeof(info);
+	int fd, err = -ENOENT;
+
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = sizeof(map_ids) / sizeof(map_ids[0]);
+	info.map_ids = (uint64_t)(uintptr_t)map_ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	close(fd);
+	n = info.nr_map_ids < 16 ? info.nr_map_ids : 16;
+	for (uint32_t i = 0; i < n && err == -ENOENT; i++) {
+		struct bpf_map_info mi;
+		uint32_t mi_len = sizeof(mi);
+		int mfd = bpf_map_get_fd_by_id(map_ids[i]);
+
+		if (mfd < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		if (!bpf_obj_get_info_by_fd(mfd, &mi, &mi_len) &&
+		    !strcmp(mi.name, "conf_map") &&
+		    mi.value_size == sizeof(*conf))
+			err = bpf_map_lookup_elem(mfd, &zero, conf) ? -errno
+								    : 0;
+		close(mfd);
+	}
+	return err;
+}
+
 static int configure_maps(struct steer_prog *sp, int peer_ifindex,
 			  uint32_t failure_mode, uint32_t queues,
 			  uint32_t stamp_room)
@@ -137,6 +176,13 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 			 "(ip link set dev %s xdp off)",
 			 ifname, old_name, old_id, ifname);
 		return -EBUSY;
+	}
+
+	if (old_id) {
+		struct steer_conf stale;
+
+		if (!prog_conf(old_id, &stale))
+			sp->stale_flags = stale.flags;
 	}
 
 	sp->obj = bpf_object__open_mem(
@@ -221,6 +267,75 @@ fail:
 	bpf_object__close(sp->obj);
 	sp->obj = NULL;
 	return err;
+}
+
+int steer_set_flags(struct steer_prog *sp, uint32_t flags)
+{
+	struct steer_conf conf;
+	uint32_t zero = 0;
+	int fd = sp->obj ? bpf_object__find_map_fd_by_name(sp->obj, "conf_map")
+			 : -1;
+
+	if (fd < 0)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(fd, &zero, &conf))
+		return -errno;
+	conf.flags = flags;
+	return bpf_map_update_elem(fd, &zero, &conf, 0) ? -errno : 0;
+}
+
+int steer_detach_left(int ifindex, const char *ifname, uint32_t *flags,
+		      char *msg, size_t len)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	char name[BPF_OBJ_NAME_LEN];
+	struct steer_conf conf = {0};
+	uint32_t id = 0, mode = 0;
+	int err, fd;
+
+	*flags = 0;
+	err = attached_prog(ifindex, &id, name, sizeof(name), &mode);
+	if (err) {
+		snprintf(msg, len, "%s: cannot query XDP state: %s", ifname,
+			 strerror(-err));
+		return err;
+	}
+	if (!id) {
+		snprintf(msg, len, "%s: no XDP program attached", ifname);
+		return 0;
+	}
+	if (strcmp(name, STEER_PROG_NAME)) {
+		snprintf(msg, len,
+			 "%s: XDP program '%s' (id %u) is not xdplane's; left "
+			 "attached",
+			 ifname, name, id);
+		return 0;
+	}
+	if (!prog_conf(id, &conf))
+		*flags = conf.flags;
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(msg, len, "%s: cannot open XDP program id %u: %s",
+			 ifname, id, strerror(-err));
+		return err;
+	}
+	/* only that program: not one attached in the meantime */
+	opts.old_prog_fd = fd;
+	err = bpf_xdp_detach(ifindex, mode | XDP_FLAGS_REPLACE, &opts);
+	close(fd);
+	if (err) {
+		snprintf(msg, len,
+			 "%s: cannot detach xdplane's XDP program "
+			 "(id %u): %s",
+			 ifname, id, strerror(-err));
+		return err;
+	}
+	snprintf(msg, len,
+		 "%s: xdplane's XDP program (id %u, %s mode) "
+		 "detached",
+		 ifname, id, mode == XDP_FLAGS_SKB_MODE ? "generic" : "native");
+	return 1;
 }
 
 void steer_unbind_all(struct steer_prog *sp)

@@ -18,7 +18,9 @@
  *  - a program named STEER_PROG_NAME: left by a crashed run (the caller
  *    holds the port lock, so no live xdplane owns it): replace atomically;
  *  - anything else: refuse, naming it; the operator decides.
- * A clean stop detaches (steer_detach).
+ * A clean stop detaches (steer_detach); after a crash or kill -9,
+ * `xdplane --detach` does (steer_detach_left), and steer_conf.flags tells
+ * it what else the daemon had changed on the port (promiscuous mode).
  *
  * Multi-buffer: with `frags`, the program is loaded with
  * BPF_F_XDP_HAS_FRAGS (what the "xdp.frags" section does): the kernel then
@@ -59,6 +61,9 @@ struct steer_prog {
 	uint32_t attach_flags; /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	bool attached;
 	bool frags; /* loaded with BPF_F_XDP_HAS_FRAGS */
+	/* steer_conf.flags of the stale xdplane program steer_attach()
+	 * replaced (0: none replaced, or none readable) */
+	uint32_t stale_flags;
 };
 
 enum steer_mode_req {
@@ -85,6 +90,23 @@ int steer_attach(struct steer_prog *sp, int ifindex, const char *ifname,
 		 int peer_ifindex, enum steer_mode_req mode,
 		 uint32_t failure_mode, uint32_t queues, bool frags,
 		 uint32_t stamp_room, char *errbuf, size_t errlen);
+
+/* Write steer_conf.flags (STEER_CONF_*) of the attached program.
+ * 0 or -errno (-EINVAL: not loaded). Syscalls: bpf(BPF_MAP_LOOKUP_ELEM,
+ * BPF_MAP_UPDATE_ELEM). */
+int steer_set_flags(struct steer_prog *sp, uint32_t flags);
+
+/* After the daemon is gone (`xdplane --detach`; the caller holds the port
+ * lock): detach the program attached to ifindex if it is xdplane's
+ * (STEER_PROG_NAME), with XDP_FLAGS_REPLACE so that only that program
+ * goes; a foreign program or none is left as it is. *flags gets its
+ * steer_conf.flags (0 when unreadable or nothing detached). Returns 1
+ * when detached, 0 when there was nothing of xdplane's, or -errno; msg
+ * says which in one line. Syscalls: netlink (RTM_GETLINK, RTM_SETLINK),
+ * bpf(BPF_PROG_GET_FD_BY_ID, BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_GET_FD_BY_ID,
+ * BPF_MAP_LOOKUP_ELEM), close. */
+int steer_detach_left(int ifindex, const char *ifname, uint32_t *flags,
+		      char *msg, size_t len);
 
 /* Remove every socket from the XSKMAP: frames take the failure path.
  * Syscalls: bpf(BPF_MAP_DELETE_ELEM), once per queue slot. */

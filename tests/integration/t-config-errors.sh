@@ -23,7 +23,10 @@ expect_error() { # expect_error NAME PATTERN [xdplane args]: run, must fail
 # 1. An interface that does not exist (line 3, the value of interface).
 tb_config "$TB_DIR/noif.yaml"
 sed -i 's/gw1/gwX/' "$TB_DIR/noif.yaml"
-expect_error missing-interface "noif.yaml:3:[0-9]+: .*ports\[1\]\.interface.*gwX" -c "$TB_DIR/noif.yaml"
+# on start after port_wait (0: at once), exit 75 (t-port-wait.sh)
+tb_config "$TB_DIR/noif0.yaml" "port_wait: 0"
+sed -i 's/gw1/gwX/' "$TB_DIR/noif0.yaml"
+expect_error missing-interface "noif0.yaml:3:[0-9]+: .*ports\[1\]\.interface.*gwX" -c "$TB_DIR/noif0.yaml"
 expect_error missing-interface-check "noif.yaml:3:[0-9]+: .*gwX" --check -c "$TB_DIR/noif.yaml"
 
 # 2. A bad value: line 4 is "queues: 0".

@@ -4,7 +4,8 @@
 # before anything is touched; the generated units carry that same number in
 # RestartPreventExitStatus= (so a bad file is not restarted in a loop) and
 # have no ExecStartPre= (RestartPreventExitStatus= does not cover it).
-# Cases: a YAML syntax error, a missing interface, an unknown key, an MTU
+# Cases: a YAML syntax error, a missing interface (--check only: on start
+# it is waited for, t-port-wait.sh), an unknown key, an MTU
 # above what 17 UMEM frames hold, and a
 # jumbo MTU on a kernel too old for AF_XDP multi-buffer (the running kernel
 # made to report 2.6.x with setarch --uname-2.6), which is refused with the
@@ -52,7 +53,11 @@ tb_pass "YAML syntax error: exit $EX_CONFIG with --check and on start"
 tb_config "$TB_DIR/noif.yaml"
 sed -i 's/gw1/gwX/' "$TB_DIR/noif.yaml"
 run noif-check $EX_CONFIG "$XD" --check -c "$TB_DIR/noif.yaml"
-run noif-start $EX_CONFIG "$XD" -c "$TB_DIR/noif.yaml"
+# on start a missing interface is waited for (t-port-wait.sh): with
+# port_wait 0 the start gives up at once, with EX_TEMPFAIL
+tb_config "$TB_DIR/noif0.yaml" "port_wait: 0"
+sed -i 's/gw1/gwX/' "$TB_DIR/noif0.yaml"
+run noif-start 75 "$XD" -c "$TB_DIR/noif0.yaml"
 tb_config "$TB_DIR/unknown.yaml" "rings:" "  fil: 4096"
 run unknown-check $EX_CONFIG "$XD" --check -c "$TB_DIR/unknown.yaml"
 run unknown-start $EX_CONFIG "$XD" -c "$TB_DIR/unknown.yaml"
@@ -65,7 +70,7 @@ run chain-start $EX_CONFIG "$XD" -c "$TB_DIR/chain.yaml"
 grep -q "lower the MTU to 30442" "$TB_DIR/chain-start.out" ||
 	tb_fail "chain-start: $(cat "$TB_DIR/chain-start.out")"
 untouched noif
-tb_pass "missing interface, unknown key, MTU above 17 frames: exit $EX_CONFIG with --check and on start"
+tb_pass "missing interface: exit $EX_CONFIG with --check, 75 on start; unknown key, MTU above 17 frames: exit $EX_CONFIG with --check and on start"
 
 # 4. A kernel that predates AF_XDP multi-buffer (6.6), asked for MTU 9000.
 # setarch --uname-2.6 makes uname(2) report 2.6.(60 + minor) to xdplane.

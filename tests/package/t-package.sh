@@ -344,6 +344,42 @@ in_root "dpkg -i /src/xdplane_${version}+t1_${arch}.deb </dev/null" >>"$WORK/upg
 grep -q '^# local change (t-package)$' "$ROOT/etc/xdplane/xdplane.yaml" || fail "reinstall overwrote the conffile"
 pass "dpkg -i upgrade to ${version}+t1 (shipped file changed) and reinstall: the local change stays"
 
+# ---- kill -9, then dpkg -r: prerm's xdplane --detach ------------------------
+# The installed daemon on eth1 + eth2 (the shipped file) in the namespace,
+# with a sysfs and bpffs of its own (ip netns exec's mount namespace),
+# killed with SIGKILL: its programs stay attached (fail-open, by design).
+# dpkg -r in the namespace: prerm detaches them. Then the package goes
+# back on for the README's remove block below.
+say "kill -9 of the installed gateway, then dpkg -r (prerm: xdplane --detach)"
+xdp_ids() { ip -n "$NS" -d link show "$1" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p'; }
+ip -n "$NS" link set eth1 up
+ip -n "$NS" link set eth2 up
+ip netns exec "$NS" sh -c 'mount -t sysfs sysfs "$1/sys" && mount -t bpf bpf "$1/sys/fs/bpf" &&
+	exec chroot "$1" /usr/sbin/xdplane -c /etc/xdplane/xdplane.yaml' sh "$ROOT" >"$WORK/kill9.log" 2>&1 &
+gw=$!
+for _ in $(seq 100); do
+	grep -q 'forwarding started' "$WORK/kill9.log" && break
+	kill -0 $gw 2>/dev/null || break
+	sleep 0.1
+done
+grep -q 'forwarding started' "$WORK/kill9.log" ||
+	{ kill -9 $gw 2>/dev/null; cat "$WORK/kill9.log"; fail "the installed daemon did not start in the namespace"; }
+kill -9 $gw
+wait $gw 2>/dev/null || true
+rm -rf "$ROOT/run/xdplane" # its control socket's directory (systemd's RuntimeDirectory=)
+ids="$(xdp_ids eth1) $(xdp_ids eth2)"
+[ "$ids" != " " ] && [ -n "$(xdp_ids eth1)" ] && [ -n "$(xdp_ids eth2)" ] ||
+	fail "no program left on eth1/eth2 after kill -9 (by design there is)"
+in_root --ns 'dpkg -r xdplane </dev/null' >"$WORK/kill9-remove.log" 2>&1 ||
+	{ cat "$WORK/kill9-remove.log"; fail "dpkg -r after kill -9"; }
+[ -z "$(xdp_ids eth1)$(xdp_ids eth2)" ] ||
+	fail "XDP program left on eth1/eth2 after dpkg -r: $(cat "$WORK/kill9-remove.log")"
+grep -q "eth1: xdplane's XDP program (id [0-9]*, .*) detached" "$WORK/kill9-remove.log" ||
+	fail "prerm did not report the detach: $(cat "$WORK/kill9-remove.log")"
+in_root "dpkg -i /src/xdplane_${version}+t1_${arch}.deb </dev/null" >>"$WORK/kill9-remove.log" 2>&1 ||
+	{ cat "$WORK/kill9-remove.log"; fail "dpkg -i after the kill -9 check"; }
+pass "kill -9 left programs $ids on eth1/eth2; dpkg -r (prerm: xdplane --detach) removed them"
+
 # ---- remove, purge -----------------------------------------------------
 say "remove (README blocks 'remove' and 'purge')"
 in_root "$(block remove)" >"$WORK/remove.log" 2>&1 ||

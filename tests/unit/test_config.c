@@ -129,7 +129,12 @@ static const struct bad_case bad_cases[] = {
 	 "unknown key 'ports[1].interfac' (did you mean "
 	 "'ports[1].interface'?)"},
 	{"unknown_far", PORTS "colour: blue\n", "t.yaml:4:1: ",
-	 "unknown key 'colour'; the keys at the top are: ports, queues,"},
+	 "unknown key 'colour'; the keys at the top are: ports, port_wait, "
+	 "queues,"},
+	{"port_wait_range", PORTS "port_wait: 3601s\n", "t.yaml:4:12: ",
+	 "port_wait: must be between 0 and 3600s (got '3601s')"},
+	{"port_wait_unit", PORTS "port_wait: 60\n",
+	 "t.yaml:4:12: ", "port_wait: expected a time: a number with a unit"},
 	/* the schema: wrong types */
 	{"type_word", PORTS "poll:\n  batch: two\n", "t.yaml:5:10: ",
 	 "poll.batch: expected a plain decimal number from 0 to 4294967295 "

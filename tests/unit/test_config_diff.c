@@ -245,6 +245,7 @@ static const struct mutation mutations[] = {
 	COLD(ports[1].mtu, "ports[1].mtu"),
 	COLD(ports[0].checksum, "ports[0].checksum"),
 	COLD(ports[1].checksum, "ports[1].checksum"),
+	COLD(port_wait_ms, "port_wait"),
 	COLD(queues, "queues"),
 	/* 2 -> auto: the channel count, read at start */
 	{"queues (auto)", OFF(queues), 2, "queues", NULL, true},
@@ -473,7 +474,7 @@ static void test_struct_sizes(void **state)
 		const char *name;
 		size_t size, was;
 	} sizes[] = {
-		{"struct xdplane_config", sizeof(struct xdplane_config), 7960},
+		{"struct xdplane_config", sizeof(struct xdplane_config), 7968},
 		{"struct config_port", sizeof(struct config_port), 24},
 		{"struct config_rings", sizeof(struct config_rings), 20},
 		{"struct config_umem", sizeof(struct config_umem), 16},

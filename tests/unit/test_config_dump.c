@@ -67,14 +67,15 @@ static void test_dump_text(void **state)
 
 	(void)state;
 	config_free(dump_and_reload(cfg, &text));
-	assert_non_null(strstr(text, "ports:\n  - interface: 'eth1'\n"
-				     "    burst: 32KiB\n"
-				     "  - interface: 'eth2'\n"
-				     "    burst: 32KiB\nqueues: auto\n"
-				     "queues_set_channels: false\n"
-				     "xdp_mode: auto\nbind_mode: auto\n"
-				     "failure_mode: open\nrings:\n"
-				     "  fill: 4096\n"));
+	assert_non_null(
+		strstr(text, "ports:\n  - interface: 'eth1'\n"
+			     "    burst: 32KiB\n"
+			     "  - interface: 'eth2'\n"
+			     "    burst: 32KiB\nport_wait: 60s\nqueues: auto\n"
+			     "queues_set_channels: false\n"
+			     "xdp_mode: auto\nbind_mode: auto\n"
+			     "failure_mode: open\nrings:\n"
+			     "  fill: 4096\n"));
 	assert_non_null(strstr(text, "umem:\n  # frames: 32768 (not set: "
 				     "raised at start to what the queues "
 				     "need)\n"

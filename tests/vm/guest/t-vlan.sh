@@ -44,9 +44,32 @@ vm_note "vlan udp sent $N received ${ok:-?}"
 [ "${ok:-0}" -eq "$N" ] || vm_fail "UDP over VLAN 100: ${ok:-0} of $N delivered"
 vm_ok "UDP over VLAN 100: $N of $N byte-identical"
 vm_stop_gw
-for h in 1 2; do vm_in h$h ip link del h$h.100; done
 for p in gw0 gw1; do
 	ethtool -k $p | grep -E '^rx-vlan-offload: on' >/dev/null || [ "$XDPLANE_DRIVER" = virtio ] ||
 		vm_fail "$p: rx-vlan-offload not on again after the stop"
 done
 vm_ok "VLAN tag stripping as before the start"
+# after SIGKILL the fail-open program needs the tags too: stripping stays
+# off; `xdplane --detach` turns it on again with the program removed
+if [ "$XDPLANE_DRIVER" != virtio ]; then
+	vm_start_gw
+	kill -9 "$GW_PID"
+	wait "$GW_PID" 2>/dev/null || true
+	GW_PID=
+	ethtool -k gw0 | grep -E '^rx-vlan-offload: off' >/dev/null ||
+		vm_fail "gw0: rx-vlan-offload on after SIGKILL"
+	vm_in h1 ping -c 2 -W 5 10.9.100.2 >/dev/null || vm_fail "fail-open ping over VLAN 100 after SIGKILL"
+	vm_ok "after SIGKILL: stripping still off, VLAN 100 forwarded by the fail-open program"
+	xdplane --detach -c "$TEST_DIR/gw.yaml" >"$TEST_DIR/detach.log" 2>&1 || {
+		cat "$TEST_DIR/detach.log"
+		vm_fail "xdplane --detach"
+	}
+	cat "$TEST_DIR/detach.log"
+	for p in gw0 gw1; do
+		ethtool -k $p | grep -E '^rx-vlan-offload: on' >/dev/null ||
+			vm_fail "$p: rx-vlan-offload not on again after --detach"
+		if ip link show $p | grep -q PROMISC; then vm_fail "$p promiscuous after --detach"; fi
+	done
+	vm_ok "xdplane --detach: stripping on again, promiscuous mode off"
+fi
+for h in 1 2; do vm_in h$h ip link del h$h.100; done
