@@ -345,7 +345,7 @@ struct pathmon_flow {
 	uint8_t in_use;
 	uint8_t pend; /* enum pathmon_kind of the pending sample, or
 		       * PATHMON_NONE */
-	uint8_t st; /* internal state bits (pathmon.c) */
+	uint8_t st; /* internal state bits (pathmon_int.h) */
 	uint8_t dep_pos; /* TCP: next slot of the departure ring */
 	uint32_t pend_val; /* TSval / end sequence / PSN */
 	uint64_t pend_ns; /* its departure time */
