@@ -2,7 +2,7 @@
 /*
  * edge_sim.h - adaptive egress in virtual time: the gateway's shaper, run
  * by the port's rate controller (dataplane/cc/edge_rate.c) on the path
- * estimate of the port's passive measurement (dataplane/path/pathmon.c),
+ * estimate of the port's passive measurement (dataplane/path/pathmon_*.c),
  * feeding a FIFO bottleneck one feedback delay away whose available
  * capacity steps as cross-traffic the gateway never sees comes and goes.
  * The same object code as the dataplane's: every rate decision is that

@@ -1,17 +1,58 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * dcqcn.h - DCQCN congestion control as a pure module: state + event + now
- * in, new state out. No I/O, no clock of its own, no allocation, no libm:
- * the same object code runs in the egress schedulers (flowq.c), in the unit
- * tests with a fake clock and in the virtual-time simulator (bench/dcqcn-sim).
+ * dcqcn.h - DCQCN congestion control (Zhu et al., "Congestion Control for
+ * Large-Scale RDMA Deployments", SIGCOMM 2015) as a pure module: state +
+ * event + now -> state. No I/O, no clock of its own, no allocation, no
+ * libm: the same object code runs in the egress schedulers (flowq.c), in
+ * the unit tests on a fake clock and in the simulator (bench/dcqcn-sim).
  *
- * Roles
- *  - RP (reaction point, the sender's rate limiter): struct dcqcn_rp, one
- *    per flow, driven by CNP arrivals, bytes sent and its own timers.
- *  - NP (notification point): struct dcqcn_np, one per flow, decides when a
- *    CNP goes out for CE-marked arrivals.
- *  - CP (congestion point): RED marking on the queue length, ecn_red_* in
- *    ecn.h. The scheduler's marking and the simulator's are that code.
+ * Roles: RP, the sender's rate limiter (struct dcqcn_rp per flow); NP,
+ * which sends CNPs for CE-marked arrivals (struct dcqcn_np per flow); CP,
+ * RED marking on the queue length (ecn_red_* in ecn.h).
+ * RP state: the rate paced at R_C (rp->rc), the target R_T (rp->rt),
+ * alpha, the increase events since the last cut (timer T, byte counter
+ * BC), the hyper steps i, the timers. Profile DCQCN_PAPER:
+ *   CNP               R_T = R_C; R_C = max(R_min, R_C (1 - alpha / 2),
+ *                     min_dec_factor R_C); alpha = (1 - g) alpha + g;
+ *                     T = BC = i = 0, timers restart
+ *   alpha_ns, no CNP  alpha = (1 - g) alpha
+ *   increase event    every inc_ns, every byte_counter bytes; by the
+ *                     counts before it:
+ *     max(T, BC) < F    fast recovery  R_C = (R_T + R_C) / 2
+ *     min(T, BC) > F    hyper          i++, R_T += i R_HAI, then average
+ *     otherwise         additive       R_T += R_AI, then average
+ *   (R_T capped at line; before the first CNP no timer runs)
+ * Profile DCQCN_CONNECTX (ConnectX firmware defaults, as the HPCC
+ * simulator's *Mlx functions model them): CNPs only mark arrivals; ticks
+ * phased at the first CNP act on them:
+ *   first CNP         alpha = alpha_init; R_T = R_C = first_cnp_bps (0:
+ *                     kept)
+ *   alpha tick        alpha = (1 - g) alpha + g [a CNP since the last]
+ *   decrease tick     a CNP since the last: the cut above, stage = 0
+ *   increase timer    every inc_ns after a cut: stage < F fast recovery,
+ *                     = F R_T += R_AI, > F R_T += R_HAI; average; stage++
+ * Both: the R_T = R_C of a cut only if clamp_always, or clamp_after_inc
+ * and an increase came since the last cut.
+ * NP: a marked arrival sends a CNP at once unless within np_interval_ns
+ * of the last; those within get one CNP at the window's end.
+ * Invariants: R_min <= R_C <= R_T <= line; 0 <= alpha <= 1; a flow's CNPs
+ * are np_interval_ns apart at least; an idle flow runs no timer.
+ * The exact rules (P1-P4, X1-X7, C0-C3, N1-N4: ties, idle flows, order of
+ * timers) and the cost of catching up follow below. How the gateway uses
+ * it: sched/flowq.h; where it marks and which marks it believes:
+ * docs/decisions/0010; its timers on the slowed testbed: 0009.
+ *
+ * Ownership: a struct dcqcn_rp / dcqcn_np belongs to one thread; params are
+ * read only. No global state. Params must pass dcqcn_params_check().
+ */
+#ifndef XDPLANE_DCQCN_H
+#define XDPLANE_DCQCN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The rules, exactly.
  *
  * Units: rates in bit/s (double), times in ns (uint64_t, the caller's
  * clock, < 2^63), bytes as uint64_t. R_C is rp->rc (the rate the flow is
@@ -126,15 +167,7 @@
  * event. The first capped event is found by bisection. A catch-up is at most
  * three runs per timer (fast recovery, additive, hyper). Closed forms are
  * only used for runs longer than 8 events: short runs are stepped exactly.
- *
- * Ownership: a struct dcqcn_rp / dcqcn_np belongs to one thread; params are
- * read only. No global state. Params must pass dcqcn_params_check().
  */
-#ifndef XDPLANE_DCQCN_H
-#define XDPLANE_DCQCN_H
-
-#include <stdbool.h>
-#include <stdint.h>
 
 enum dcqcn_profile { DCQCN_PAPER = 0, DCQCN_CONNECTX, DCQCN_PROFILE_MAX };
 

@@ -140,10 +140,9 @@ static double sent_now(const struct edge_rate *er, const struct edge_est *est)
  * capacity grew (cross-traffic left): the estimate moves to the rate and
  * beyond, by margin / 4 the first time, twice as far each time it is
  * confirmed again in a row, up to margin, after the same wait each time
- * (the wait once halved with each step: a buffer beyond that hides the
- * first bytes above the capacity, a token bucket's burst, let it run to
- * the line), until the delay rises. One noisy interval of the delivery
- * rate moves nothing. */
+ * (a buffer beyond that hides the first bytes above the capacity, a token
+ * bucket's burst, costs so at most margin per wait; 0003), until the
+ * delay rises. One noisy interval of the delivery rate moves nothing. */
 static double probe(struct edge_rate *er, const struct edge_rate_params *p,
 		    const struct edge_est *est, uint64_t qd, uint64_t now)
 {
@@ -212,14 +211,11 @@ static double drain_horizon(const struct edge_rate_params *p,
 /* A cut keeps what the classes above the lowest level send
  * (est->protect_bps, + margin) unless both signals say the path carries
  * less: a queue above 4 x the target and a delivery rate far below the
- * rate for drop_confirm_ns. Neither alone is proof: on the spine bench
- * the growth that found the capacity again built such a queue (the cut
- * to half that drained it starved the collective), and the delivery
- * rate read 14 Mbit/s for 20 ms of 33 sent with no queue growing. A
- * suspicion costs the bulk class, not the traffic the classes put first
- * (any dip below what the collective sends, however short, cost it
- * seconds: the hosts' DCQCN). Never above the rate; the estimate no
- * lower either. */
+ * rate for drop_confirm_ns. Neither alone is proof: growth that finds
+ * the capacity again builds such a queue, and ACKs held up read as a
+ * low delivery rate with no queue growing (0004, 0005). A suspicion costs
+ * the bulk class, not the traffic the classes put first. Never above the
+ * rate; the estimate no lower either. */
 static double protect(struct edge_rate *er, const struct edge_rate_params *p,
 		      const struct edge_est *est, double r, bool big)
 {
@@ -229,18 +225,11 @@ static double protect(struct edge_rate *er, const struct edge_rate_params *p,
 		/* a queue above 4 x the target: margin below what is kept,
 		 * or below the rate when that is lower, at each cut (what
 		 * the upper classes sent in their highest 10 ms follows the
-		 * rate once they wait here: 41 Mbit/s for a rate of 37 on
-		 * the spine bench, the queue there at 42 ms and rising);
-		 * but no lower than what they send on average, + margin (nor
-		 * than the rate: this never raises it; a class sent at its
-		 * average queues here at each of its bursts, and the ECN
-		 * marks of that queue halve the hosts' DCQCN) unless the
-		 * queue rose at two cuts in a row: a queue the cuts drain,
-		 * or one still
-		 * growing for the round trip before a cut shows, is no path
-		 * below them (the spine bench's slow runs: 6 cuts in a row
-		 * took the rate from 30 to 19.5 Mbit/s while the queue
-		 * fell, under the collective's 25 on a 32 Mbit/s path) */
+		 * rate once they wait here); but no lower than what they
+		 * send on average, + margin (nor than the rate: this never
+		 * raises it) unless the queue rose at two cuts in a row: a
+		 * queue the cuts drain, or one still growing for the round
+		 * trip before a cut shows, is no path below them (0004) */
 		pf = est->protect_bps < er->rate_bps ? est->protect_bps
 						     : er->rate_bps;
 		pf *= 1 - p->margin;
@@ -265,12 +254,9 @@ static double protect(struct edge_rate *er, const struct edge_rate_params *p,
  * that delivers d while the port sends s > d builds (s - d) / d of delay
  * per unit of time, so since the reading began the delay grew by at
  * least EDGE_DROP_GROWTH of (s - d) / d x that time. A reading the delay
- * does not follow is the ACKs, not the path: behind a standing queue at
- * the spine bench's bottleneck they bunched up and read a fifth of the
- * truth for 20 ms with the queue flat, the cuts followed the reading
- * down by half per decision (34.5 -> 9.5 Mbit/s in 100 ms) and growth
- * took seconds to find the path again (the collective at 2.89 x its
- * time alone). A drop into a full buffer beyond (the delay cannot grow)
+ * does not follow is the ACKs, not the path: ACKs that bunch behind a
+ * standing queue read a fraction of the truth with the queue flat
+ * (0005). A drop into a full buffer beyond (the delay cannot grow)
  * reads as none: the queue above 4 x the target cuts it by its excess. */
 static bool low_grew(const struct edge_rate *er, const struct edge_est *est,
 		     uint64_t qd, uint64_t now, uint64_t least)
@@ -291,9 +277,8 @@ static bool low_grew(const struct edge_rate *er, const struct edge_est *est,
  * by max_cut (1/2 for a queue above 4 x the target: the next decisions
  * see the drain). The delivery rate taken is the higher of the last
  * interval's and the mean; one less than 2 x max_cut below the rate is
- * taken as no less than (1 - max_cut) x the rate (on the spine bench the
- * mean was within +-30 % of what the port sent only 80 % of the time: its
- * noise is no capacity); one further below for drop_confirm_ns while the
+ * taken as no less than (1 - max_cut) x the rate (its noise is no
+ * capacity: 0003); one further below for drop_confirm_ns while the
  * delay grew as it says (low_grew()), or a queue above 4 x the target,
  * says the capacity dropped (what the upper classes send is kept all the
  * same unless both say so: protect()); a large queue is cut by its
@@ -314,12 +299,11 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 	double excess =
 		qd > p->target_ns / 2 ? (double)(qd - p->target_ns / 2) : 0;
 	/* the capacity dropped when the queue is above 4 x the target (ours
-	 * and large: cut as deep as need be, half at most; "still growing"
-	 * was tried: the delay's noise made it true half the time), or
-	 * when the delivery rate read far below the rate (2 x max_cut) for
+	 * and large: cut as deep as need be, half at most), or when the
+	 * delivery rate read far below the rate (2 x max_cut) for
 	 * drop_confirm_ns and the delay grew as it says: one reading is no
-	 * proof (on the spine bench, ACKs held up for a few ms read as a
-	 * fifth of the truth), nor a low reading the delay does not follow */
+	 * proof (ACKs held up a few ms read low), nor a low reading the
+	 * delay does not follow (0005) */
 	bool big = qd > 4 * p->target_ns;
 	bool low = low_grew(er, est, qd, now, p->drop_confirm_ns);
 	/* the reading is the capacity (not its noise) once the delay
@@ -377,10 +361,9 @@ static double cut(struct edge_rate *er, const struct edge_rate_params *p,
 		er->cap_bps = floor_ep;
 	floor_ep = er->ep_cap_bps * (1 - 2 * max_cut);
 	/* never more than max_cut in one decision, half with proof of a
-	 * drop: a delivery rate that read low for drop_confirm_ns while a
-	 * real queue stood (ACKs held up) took the rate from 32 to 8.8
-	 * Mbit/s in one cut on the spine bench, and growth took 2.5 s to
-	 * find the path again */
+	 * drop: a delivery rate can read low for drop_confirm_ns while a
+	 * real queue stands (ACKs held up), and growth takes seconds to
+	 * find the path again after a deep cut (0005) */
 	if (r >= er->rate_bps)
 		r = er->rate_bps * (1 - p->margin);
 	else if (r < er->rate_bps * (1 - (dropped ? EDGE_MAX_CUT : max_cut)))
@@ -417,10 +400,7 @@ static bool draining(const struct edge_rate *er,
  * lowest / estimate; a fall EDGE_UNDO_PACE times faster than that since
  * one of the last decisions above the target (whose delay then was no
  * more than it is now plus what the queue could drain since) was no
- * queue of ours -- the hosts' ACKs held up (on the veth testbed 4-5 ms,
- * for tens of ms, every few hundred ms, also on the port that feeds no
- * bottleneck: its cuts held its bulk class's ACKs behind the upper
- * classes, and storage lost a sixth of its share) -- or the path beyond
+ * queue of ours -- the hosts' ACKs held up (0005) -- or the path beyond
  * became faster (cross-traffic left). Either way the cuts were not
  * needed, and the rate and the estimate go back to what they were
  * before. Never after a cut with proof of a drop (a queue above 4 x the
@@ -465,10 +445,7 @@ static void restore(struct edge_rate *er)
  * then (less one round trip, for the cut to show), would have drained
  * that first delay twice over by now, at 1 - lowest / ep_deliv_bps in
  * delay per time -- and the delay is still 3/4 of it. Not a queue the
- * port feeds: a host's late ACKs, its CPU (on the veth bench 2-2.5 ms
- * more on every flow to the storage node while CPU 0 was busy, the port
- * itself the bottleneck: 20 % of its rate taken from storage for 30-130
- * ms at a time). Not judged when a cut held at what the upper classes
+ * port feeds: a host's late ACKs, its CPU (0005). Not judged when a cut held at what the upper classes
  * send (the drain is then theirs to make), when a drop was proven, or
  * when the cuts are too shallow (less than margin below the delivery
  * rate) to tell a drain in time. */
@@ -533,7 +510,7 @@ double edge_rate_update(struct edge_rate *er, const struct edge_rate_params *p,
 					     : 0;
 	/* the delay says something new only with a new sample: a stale one
 	 * (the traffic slowed, samples are rare) repeated would cut again
-	 * and again (measured on the spine bench: a ratchet to the floor),
+	 * and again (a ratchet to the floor: 0003),
 	 * or probe blind */
 	fresh = est->last_sample_ns != er->sample_ns || !est->last_sample_ns;
 	er->sample_ns = est->last_sample_ns;

@@ -1,165 +1,61 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * edge_rate.h - the aggregate rate controller of one egress port: it sets
- * the port shaper's effective rate so that the queue that would form at a
- * bottleneck beyond the gateway (an oversubscribed spine, the far rack's
- * ToR) forms at the gateway instead, where the classes order it (Bundler,
- * EuroSys 2021). A pure module like dcqcn.c: state + estimate + now ->
- * rate; no clock, no I/O, so the same code runs in the egress task, in unit
- * tests on a fake clock and in the simulator (bench/edge-sim).
+ * edge_rate.h - the aggregate rate controller of one egress port: it keeps
+ * the port's shaper just under the capacity of a bottleneck beyond the
+ * gateway, so the queue forms in the gateway, where the classes order it
+ * (Bundler, EuroSys 2021; a delay target as Swift, SIGCOMM 2020; a
+ * delivery-rate estimate as BBR). Pure: state + estimate + now -> rate.
  *
- * Input: an estimate of the path beyond (path/pathmon.h): the windowed
- * minimum RTT (base), the smoothed RTT, the delivery rate (bytes
- * acknowledged per interval, windowed maximum) and the fraction of
- * returning packets that carry congestion marks (TCP ECE, RoCE CNPs).
- * The queueing delay beyond the gateway is srtt - base.
+ * Inputs (struct edge_est, from path/pathmon.h): qd = srtt - base, the
+ * queueing delay beyond; D = max(delivery_bps, delivery_mean_bps); marks;
+ * S = min(R, sent_bps); offered_bps; the upper classes' protect_bps P and
+ * protect_mean_bps Pm. T = target_ns, m = margin, M = max_cut.
+ * State: rate R, capacity estimate C (0: none), the congestion episode
+ * (R0, C0 before its first cut, its lowest rate, whether a drop was
+ * proven), when the runs of qd > T, of a low D and of growth began.
  *
- * Control law (a delay target with a capacity estimate that is kept,
- * bounded cuts and confirmed growth), at most one decision per smoothed
- * RTT (a change shows in the samples one round trip later), and a
- * decision only on a new RTT sample (a stale one repeated would cut again
- * and again: measured on the spine bench, a ratchet to the floor):
- *  - no sample for hold_ns: the rate is max_bps (ports[].rate): nothing is
- *    known, so the port behaves as without the controller (NO_SAMPLES);
- *    too few recent samples to decide, or no new one, but one within
- *    hold_ns (the traffic paused): the rate is kept, no decision;
- *  - congested: marks returning, or a queueing delay above target that
- *    stood for confirm_ns (every decision over it above target: a
- *    standing queue, not the spike of a burst that drains by itself nor
- *    one late ACK). With its queue standing, the bottleneck delivers its
- *    capacity, so the rate goes to (1 - f) x the delivery rate (the
- *    higher of the last interval's and the mean of a few), f large enough
- *    to drain the excess over target / 2 in about 4 base RTTs
- *    (drain_min_ns at least), at least margin, at most max_cut. That
- *    capacity is kept as the estimate (DRAIN), no higher than the rate
- *    the queue formed at. Without proof that the capacity dropped, a
- *    delivery rate below (1 - max_cut) x the rate counts as that much
- *    (its noise is no capacity), and one congestion (the cuts until the
- *    next clear decision) takes the rate and the estimate no lower than
- *    (1 - 2 x max_cut) x the estimate before it. Proof of a capacity
- *    drop: a queue above 4 x the target (ours and large: the cut may
- *    reach 1/2), or a delivery rate more than 2 x max_cut below what the
- *    port sent (its rate, or less: a port that sends a third of its rate
- *    delivers a third, and on the veth bench the rate taken for what was
- *    sent "proved" a drop at every congestion of such a port, cut at once
- *    to what the upper classes send) that read so for drop_confirm_ns
- *    (one reading is none: on the spine bench ACKs held up a few ms read
- *    as a fifth of the truth) while the delay grew as it says (a path
- *    that delivers d of the s sent builds (s - d) / d of delay per unit
- *    of time; a quarter of that is asked: behind a standing queue on the
- *    spine bench the ACKs bunched and read a fifth for 20 ms with the
- *    queue flat, the cuts followed the reading to 9.5 Mbit/s of 34.5 in
- *    100 ms and growth took seconds); then the estimate is the delivery
- *    rate, and the rate follows it down by half per decision at most. A
- *    queue above 4 x the target is cut by its excess, by the delivery
- *    rate only once the delay has followed it for confirm_ns, and the
- *    estimate stays no lower than (1 - 2 x max_cut) x the one before
- *    until it has. Unless both prove the drop at once, no
- *    cut goes below what the classes above the lowest level send
- *    (protect_bps, + margin; with the queue above 4 x the target,
- *    margin below it, or below the rate when that is lower, at each cut:
- *    what they sent lately, their highest 10 ms, may be more than the
- *    path carries, and follows the rate once they wait in the gateway --
- *    measured on the spine bench, 33.4 kept of 32 Mbit/s, and 42.5 of 40
- *    then 32, the queue grew to 75 ms until the delivery rate read low
- *    and the cuts went to the floor; but no lower than what they send on
- *    average, protect_mean_bps, + margin, unless that queue rose at two
- *    cuts in a row: a queue the cuts drain, or one still growing for the round
- *    trip before a cut shows, is no path below them -- measured on the
- *    spine bench, 6 cuts in a row took the rate from 30 to 19.5 Mbit/s
- *    while the queue fell, under the collective's 25 on a 32 Mbit/s path,
- *    its class queued in the gateway, the ECN marks there halved the
- *    hosts' DCQCN for the rest of the run): a suspicion, the queue the
- *    growth built when it found the capacity again, or a delivery rate
- *    misread for 20 ms, costs the bulk class, not the traffic the
- *    classes put first. A congestion whose delay falls under target / 2
- *    faster (EDGE_UNDO_PACE x) than its cuts could drain a FIFO beyond
- *    (at 1 - the lowest rate they set / (the estimate before it +
- *    margin), in delay per time), with no
- *    proof of a drop, was no queue (the hosts' ACKs held up) or the path
- *    sped up: its cuts are undone, the rate and the estimate back to
- *    what they were before it (undone). With quiet_ns set, so are they
- *    when the delay does not answer them at all: still 3/4 of the first
- *    once a FIFO fed at the lowest rate they set would have drained it
- *    twice (at 1 - lowest / the delivery rate at the first cut, no more
- *    than what was sent; not judged after a cut kept at protect_bps or
- *    proof of a drop) -- a host's late ACKs, its busy CPU (on the veth
- *    bench 2-2.5 ms on every flow to the storage node, the gateway
- *    itself the bottleneck: a fifth of the rate taken from storage for
- *    30-130 ms at a time) -- and for quiet_ns only proof of a drop (a
- *    queue above 4 x the target, a low delivery rate) cuts (unheard).
- *    A cut is
- *    left to work: no other within confirm_ns, nor while the delay falls
- *    fast enough to be under target / 2 within the drain's horizon. A
- *    delay above target that is not (yet) confirmed changes nothing;
- *  - clear (queueing delay at most target / 2, no marks): with a
- *    capacity estimate, a rate more than margin below it (the drain of a
- *    cut is over) goes back to (1 - margin) x the estimate at once, then
- *    up slowly (gain / 4 per RTT) and no further than margin / 2 above
- *    it -- the standing state, just under the target. The estimate grows
- *    when the rate sits at the top of that band, the path carries it
- *    (the port sent what its shaper allowed; without that input: the
- *    delivery rate exceeds the estimate by margin / 4) and the delay
- *    stays under target / 4 for grow_confirm_ns (a rate margin / 2 above
- *    the capacity would have built that much queue in half that time):
- *    by margin / 4 the first time, twice as far each time it is
- *    confirmed again in a row, up to margin, each after the same wait
- *    (never less than two round trips when grow_confirm_ns is set). The
- *    growth of the capacity estimate is so bounded to margin per
- *    grow_confirm_ns: a buffer that hides the first bytes above the
- *    capacity (a token bucket's burst: 32 KB, 3.6 x the target's worth,
- *    on the spine bench) costs at most 20 % of overshoot (the law before
- *    halved the wait after each step, grew by up to 4 x margin, and ran
- *    from 30 Mbit/s to the line in 60 ms on the spine bench, then cut to
- *    a third). Without an estimate: fast (gain per RTT), until the delay
- *    rises. Reaching max_bps is LINE: the gateway itself is the
- *    bottleneck, or the path is clear at the line rate;
- *  - in between: no change (HOLD), the hysteresis that keeps the rate
- *    steady on a steady path.
- * Measured in test_edge_rate.c (fluid bottleneck, base RTT 1 ms, target
- * 500 us): a step 100 -> 50 % of the line is cut within 10 RTTs (the
- * queue beyond under the target) and followed within 15 % within 30, a
- * step 50 -> 80 % within 15, the standing sawtooth is below 12 % of the
- * capacity peak to peak with the queue beyond below 1.5x the target; with
- * the dataplane's filters (run/adaptive.h: confirm_ns 4 ms, max_cut 0.1,
- * grow_confirm_ns target / margin, drop_confirm_ns 20 ms, quiet_ns 500 ms):
- * the same steps within 40 and 60 RTTs, a
- * capacity rise hidden by a burst of 3.6 x the target overshoots by at
- * most 20 % and never cuts below 0.8 C after, a delivery rate noisy by
- * +-30 % (+17 % bias, as measured on the spine bench) keeps the rate
- * within [0.85, 1.15] x C, one reading it a fifth of the truth for 15 ms
- * costs at most 25 %, a delay of 2.5 x the target for 15 ms that is no
- * queue (the gateway the bottleneck) is undone, the line rate back within
- * 10 RTTs (the law before: 46), real queues never, one that stands for
- * 1 s is undone as unanswered (quiet_ns) and costs 1 % of the rate on
- * average (the law before: 20 %), a drop read as a twentieth of what
- * was sent cuts by half per decision at most (the law before: to the
- * reading at once), a port that sends 30 % of its rate keeps 80 % of it
- * through such a delay (the law before: 28 %), a protected rate
- * above the path keeps the queue under 8 x the target (the law before:
- * 100 x and growing), 1 ms delay spikes cost no cut, a stale congested
- * sample costs one cut, 20 delays in a row that are no queue cost at
- * most 25 %, what the upper classes send is kept through them (a
- * capacity below it is followed below it), a queue of 10 ms beyond
- * after a step from 80 to 64 % of the line is drained no lower than what
- * they send on average (the law before: 4 % below it; 22 % on the spine
- * bench), and a delivery rate read as
- * a fifth of the truth for 40 ms behind a queue of 20 ms keeps 90 % of
- * what they send and the rate is back at C within 100 ms (the law
- * before: to a fifth of C, and a third 100 ms later).
- * On the spine bench the law before these changes swung between the line
- * rate and a quarter of it every 50 ms (its estimate was one 10 ms
- * interval of the delivery rate, dropped at the first noisy interval above
- * it, and the fast probe overshot the spine by half), and each dip below
- * what the collective needs cost it (bench/README.md).
- * A clear path never lowers the rate: real senders are window-limited,
- * their delivery rate follows the gateway's rate down (lowering to it was
- * tried on the veth testbed: a ratchet to the floor).
- * The rate always lies in [floor_bps, max_bps].
+ * One decision per max(srtt, min_interval_ns), on a new sample or marks:
+ *  no sample for hold_ns (too few: R kept meanwhile): R = max, C = 0
+ *                                                          NO_SAMPLES
+ *  marks, or qd > T for confirm_ns, and no cut working (one within
+ *  confirm_ns, or qd falling fast enough to reach T/2 within the drain
+ *  horizon, H = max(4 base RTTs, drain_min_ns)):            DRAIN
+ *    drop = qd > 4T || (D < (1 - 2M) S for drop_confirm_ns and qd grew
+ *           by >= 1/4 x (S - D) / D x that time)
+ *    f    = beta (qd - T/2) / H, in [m, M'] (M' = qd > 4T ? 1/2 : M)
+ *    D    = max(D, (1 - M') R) unless qd followed the low D (for
+ *           drop_confirm_ns, or confirm_ns when qd > 4T)
+ *    C    = min(D, max(C, R)), >= (1 - 2M) C0 unless qd followed D
+ *    R    = D (1 - f) (no D: R (1 - f), f = beta (qd - T) / qd, as
+ *           Swift), R (1 - m) if that is no cut; at most M' below R (1/2
+ *           with drop); >= (1 - 2M) C0 without drop; >= min(R, P (1 +
+ *           m)) unless both proofs hold -- with qd > 4T, min(P, R) (1 -
+ *           m), but >= min(R, Pm (1 + m)) unless qd rose at two cuts in
+ *           a row (C no lower than a rate so kept)
+ *  qd <= T/2, no marks:                                   PROBE, LINE
+ *    undo: no drop proven and the delay of one of the last 4 decisions
+ *    above T fell 1.5 x faster than the cuts could drain a FIFO (1 -
+ *    lowest R / (C0 (1 + m)), >= m, per unit of time): R, C = R0, C0
+ *    C = 0: R = R (1 + probe_gain)
+ *    else   R = (1 - m) C if below it, else R (1 + probe_gain / 4), at
+ *           most (1 + m/2) C; R within m/4 of that top, carried (sent
+ *           >= (1 - m/2) offered; unknown: D >= (1 + m/4) C) and qd <=
+ *           T/4 for grow_confirm_ns (>= 2 srtt when set):
+ *           C = R (1 + m/4 x 2^k), R = (1 + m/2) C, k = 0, 1, 2 in a row
+ *  T/2 < qd <= T, no marks: R kept (HOLD); otherwise R kept, state too
+ *  unheard (quiet_ns set): no drop nor kept cut in the episode, and its
+ *  delay still 3/4 of its first once a FIFO fed at its lowest rate would
+ *  have drained it twice: R, C = R0, C0; for quiet_ns only marks or a
+ *  drop cut.
+ * Invariants: floor_bps <= R <= max_bps; one decision cuts at most half;
+ * on a clear path D never lowers R; C grows only on a carried rate.
+ * Why, and the measurements behind it: docs/decisions/0003 (the law),
+ * 0004 (what the upper classes keep), 0005 (drop proof, undo); the bounds
+ * the law keeps are the tests of tests/unit/test_edge_rate.c.
  *
- * Ownership: a struct edge_rate belongs to the thread that calls
- * edge_rate_update() (the egress task of the port); others read its
- * published copy (edge_rate_view) with relaxed atomics.
+ * Ownership: the thread that calls edge_rate_update() (the port's egress
+ * task) owns a struct edge_rate; others read the copy run/adaptive.h
+ * publishes (adaptive_read()).
  */
 #ifndef XDPLANE_EDGE_RATE_H
 #define XDPLANE_EDGE_RATE_H

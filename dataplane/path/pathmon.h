@@ -1,14 +1,65 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * pathmon.h - passive measurement of the path beyond ONE egress port: round
- * trip time (windowed minimum = the base, smoothed = srtt, queueing delay
- * beyond the gateway = srtt - base), delivery rate (BBR-style: bytes
- * acknowledged per interval and its windowed maximum) and the returning
- * congestion signals (TCP ECE, RoCEv2 CNPs). No probes: it watches the
- * frames that leave the port (departures) and the ACKs that come back on
- * the same port's RX side (events). A pure module like cc/dcqcn.c: state +
- * packet facts + now -> samples; no clock of its own, no I/O, no
+ * pathmon.h - passive measurement of the path beyond ONE egress port, as
+ * pping (ePPing, xdp-project/bpf-examples) times TCP and BBR (Cardwell et
+ * al., ACM Queue 2016) keeps a windowed minimum RTT and a delivery rate.
+ * No probes: it watches the frames that leave the port (departures) and
+ * the ACKs that come back on the same port's RX side (events). Pure: state
+ * + packet facts + now -> samples; no clock of its own, no I/O, no
  * allocation after pathmon_init().
+ *
+ * Inputs: departures (pathmon_depart(): TCP segments, RoCEv2 RC requests)
+ * and events (pathmon_ack(): TCP ACKs, RoCE ACKs / NAKs, CNPs of the
+ * reverse direction, the key swapped back), each with when it was seen.
+ * State: a fixed table of max_flows flows; per flow one pending sample at
+ * most (a TSval, an end sequence number or a PSN, and when it left) and
+ * its last PATHMON_DEP_RING departures; per port the base RTT's
+ * sub-window minima, srtt, the standing RTTs of the last
+ * PATHMON_STANDING_FLOWS flows sampled, delivered bytes per interval, the
+ * mark fraction.
+ * Model:
+ *   rtt       seen(event) - left(the departure it acknowledges): exact
+ *             when it acknowledges exactly a recorded departure; else
+ *             interpolated by sequence / PSN between the pending one and
+ *             the last one sent; none after a retransmission (Karn), a
+ *             NAK, past the sample's age, or from a foreign flow
+ *   base      min of exact rtt over minrtt_window_ns
+ *   srtt      srtt += (rtt - srtt) / 8
+ *   standing  per flow the min of its last 2 rtt; per port the min over
+ *             flows sampled within max(2 srtt, interval_ns) of the newest
+ *   qdelay    standing - base
+ *   delivery  bytes newly acknowledged (the cumulative ACK's / PSN's
+ *             advance) per interval_ns; delivery_bps = the max over
+ *             rate_intervals, _last the last, _mean the mean of 4
+ *   marks     per interval (ECE ACKs + CNPs) / events of own flows;
+ *             mark_frac = its EWMA, gain 2^-mark_shift
+ *   valid     base known and min_samples rtt in the rate window (or,
+ *             with a long RTT, in all and one within 2 srtt + interval)
+ * Invariants: no false samples (an rtt only from an event that
+ * acknowledges a departure recorded here); only the monitor's own flows'
+ * events count; memory fixed at init; every call O(sweep_per_call +
+ * probe length) but a budgeted RoCE pairing scan; every refusal counted.
+ * Why: docs/decisions/0006 (departure timing, the standing RTT across
+ * flows), 0010 (which events and marks count), 0001 (arrival stamps).
+ * The exact rules of matching, expiry and pairing follow below.
+ *
+ * Ownership: one struct pathmon per egress port (per egress task of the
+ * port if it has several), owned by that task's thread: every pathmon_*
+ * call that takes a struct pathmon * is the owner's. Other threads read the
+ * counters with ctr_read(). pathmon_dep_of() and pathmon_ack_of() have no
+ * state: any thread may call them (the egress task, the RX task) on frames
+ * it owns.
+ */
+#ifndef XDPLANE_PATHMON_H
+#define XDPLANE_PATHMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "counters.h"
+#include "pkt_parse.h"
+
+/*
+ * The rules, exactly.
  *
  * Departures (pathmon_depart, every TCP segment and RoCEv2 RC request that
  * leaves the port): a fixed table of max_flows flows (a power of two, from
@@ -111,8 +162,8 @@
  * pair). Every other event (another egress task's flows, the data of
  * flows that enter the port, CNPs of unpaired QPs) is counted in
  * acks_unmatched (qpn_unpaired), never in the fraction: counted there,
- * the data entering the port would dilute the marks (25 % marked ACKs
- * read as under 1 %) and another queue's marks would cut this one's rate.
+ * the data entering the port would dilute the marks and another queue's
+ * marks would cut this one's rate (0010).
  *
  * RTT: base = the minimum over minrtt_window_ns, kept as PATHMON_MINRTT_SUB
  * sub-window minima (an old minimum leaves between
@@ -124,13 +175,8 @@
  * within max(2 x srtt, interval_ns) of the port's newest, and the
  * queueing delay beyond = standing - base. A single sample can be
  * inflated by a receiver's delayed-ACK timer, and one flow's samples by
- * a queue of its own beyond the shared bottleneck: its receiver's NIC
- * (on the veth testbeds a GPU host's 25 Mbit/s link behind a 50 Mbit/s
- * gateway: 5 ms on the RoCE flow of the ring's hop, the only samples
- * within the last srtt half the time, as its sample comes every 5 ms and
- * the storage flows', starved behind it, every 9: the port's rate was
- * cut by a fifth for 30-100 ms at a time, for a queue no rate of the
- * port drains), its host's CPU. What every flow meets is the path's.
+ * a queue of its own beyond the shared bottleneck (its receiver's NIC,
+ * its host's CPU; 0006). What every flow meets is the path's.
  *
  * Bounds: memory is fixed at init (max_flows flows, an index of 4 x
  * max_flows positions, so that probing always ends); expiry works
@@ -139,21 +185,7 @@
  * pathmon_sweep() visits as many as asked. No call does more than
  * O(sweep_per_call + probe length) work, except a RoCE pairing scan
  * (budgeted above).
- *
- * Ownership: one struct pathmon per egress port (per egress task of the
- * port if it has several), owned by that task's thread: every pathmon_*
- * call that takes a struct pathmon * is the owner's. Other threads read the
- * counters with ctr_read(). pathmon_dep_of() and pathmon_ack_of() have no
- * state: any thread may call them (the egress task, the RX task) on frames
- * it owns.
  */
-#ifndef XDPLANE_PATHMON_H
-#define XDPLANE_PATHMON_H
-
-#include <stdbool.h>
-#include <stdint.h>
-#include "counters.h"
-#include "pkt_parse.h"
 
 #define PATHMON_MINRTT_SUB 5 /* sub-windows of the min RTT window */
 #define PATHMON_RATE_WIN_MAX 64 /* rate_intervals, at most */
@@ -345,7 +377,7 @@ struct pathmon_flow {
 	uint8_t in_use;
 	uint8_t pend; /* enum pathmon_kind of the pending sample, or
 		       * PATHMON_NONE */
-	uint8_t st; /* internal state bits (pathmon.c) */
+	uint8_t st; /* internal state bits (pathmon_int.h) */
 	uint8_t dep_pos; /* TCP: next slot of the departure ring */
 	uint32_t pend_val; /* TSval / end sequence / PSN */
 	uint64_t pend_ns; /* its departure time */

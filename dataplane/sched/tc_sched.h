@@ -1,11 +1,41 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tc_sched.h - the egress scheduler of one port: per-class FIFOs, strict
- * priority between levels, DWRR within a level, per-class ceilings and
- * guaranteed minimums, a port shaper, RED/ECN marking, and per-class
- * counters with a sojourn-time histogram. A pure module: no I/O, no clock
- * (every call gets now_ns, read once per burst by the caller), no
- * allocation after sched_init().
+ * priority between levels, DWRR (Shreedhar and Varghese, SIGCOMM 1995)
+ * within a level, per-class ceilings and guaranteed minimums as HTB's ceil
+ * and rate, a port shaper, RED/ECN marking, and per-class counters with a
+ * sojourn-time histogram. A pure module: no I/O, no clock (every call gets
+ * now_ns, read once per burst by the caller), no allocation after
+ * sched_init().
+ *
+ * Inputs: frames with a class (sched_enqueue()), now_ns, PFC pauses per
+ * PCP (sched_pause_pcp()). State: per class a FIFO (a DCQCN class: its
+ * flows, flowq.h), a ceiling and a min token bucket (tbucket.h), a DWRR
+ * deficit; per port the shaper's bucket and the backlog as bitmaps over
+ * the classes sorted by (level, class id).
+ * Law, frame by frame (sched_dequeue()):
+ *   port shaper in debt               nothing leaves
+ *   eligible = backlogged, not paused, ceiling bucket not in debt, (DCQCN)
+ *              a flow's rate gate open
+ *   min phase: the first eligible class (in (level, id) order) whose min
+ *              bucket conforms sends; charged to its min bucket too
+ *   else       the lowest-numbered level with an eligible class; DWRR in
+ *              it: the class holding the turn sends while its deficit
+ *              pays for its head, else the turn moves on and each class
+ *              it reaches gets a quantum unless its deficit pays; an
+ *              emptied class's deficit is 0
+ *   every frame charges len + overhead to the port, ceiling and (min
+ *   phase) min buckets and the deficit
+ * Enqueue: tail drop at limit_packets / limit_bytes; then, with ECN, RED
+ * on the class's bytes before the frame: ECT -> CE, CE stays CE, Not-ECT
+ * dropped or passed (docs/decisions/0010).
+ * Invariants: a backlogged class gets its minimum (cut by its ceiling)
+ * plus its share of what is left, never more than its ceiling; a class
+ * over its ceiling waits, nothing is dropped for it (a paused one is
+ * flushed by the PFC watchdog only); a FIFO class's frames, and a DCQCN
+ * flow's, leave in order; `active` is the set of non-empty classes (the
+ * list in full below). How a worker waits for the shaper:
+ * docs/decisions/0008. The exact rules follow.
  *
  * Ownership: one scheduler per egress port, owned by exactly one thread (the
  * egress task's worker) from sched_init() to sched_fini(). Only that thread
@@ -16,6 +46,10 @@
  * caller keeps it); sched_dequeue() hands frames back. Before sched_fini(),
  * the owner empties the scheduler (dequeue, or sched_foreach() for the
  * census) or the queued frames are lost to the frame accounting.
+ */
+
+/*
+ * The rules, exactly.
  *
  * Scheduling order, frame by frame:
  *  0. The port shaper (qos_port.rate_bps/burst; rate 0: unshaped) gates

@@ -2,7 +2,7 @@
 /*
  * fuzz_pkt_tcp.c - libFuzzer target: the bounded TCP reader
  * (dataplane/pkt/pkt_tcp.c) and the passive path measurement that uses it
- * (dataplane/path/pathmon.c).
+ * (dataplane/path/pathmon_*.c).
  *
  * Every input is used twice:
  *   1. as a frame, copied to a heap buffer of exactly its size (a read at

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_pathmon.c - passive path measurement of one egress port
- * (dataplane/path/pathmon.c) on a fake clock, against hand-built departure
+ * (dataplane/path/pathmon_*.c) on a fake clock, against hand-built departure
  * and event sequences: RTT from TCP timestamps, from sequence / ACK numbers
  * and from RoCE PSN / ACK, with retransmissions (Karn), reordering, lost
  * ACKs, NAKs and wrap-around of TSval, sequence numbers and PSNs (no false
