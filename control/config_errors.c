@@ -222,6 +222,12 @@ static const char *syntax_of(const char *path)
 		{"link_speed", SYN_RATE}, /* ports[].link_speed */
 		{"xoff", SYN_PFC_SIZE}, /* pfc.xoff */
 		{"xon", SYN_PFC_SIZE}, /* pfc.xon */
+		{"watchdog", SYN_TIME_IN("milliseconds")},
+		{"watchdog_restore", SYN_TIME_IN("milliseconds")},
+		{"busy_us", SYN_TIME_IN("microseconds")},
+		{"coalesce_us", SYN_TIME_IN("microseconds")},
+		{"shaper_spin_us", SYN_TIME_IN("microseconds")},
+		{"stats_interval_ms", SYN_TIME_IN("milliseconds")},
 	};
 	const char *key = strrchr(path, '.');
 
@@ -230,7 +236,7 @@ static const char *syntax_of(const char *path)
 	    strncmp(path, "control.", 8) && strcmp(path, "user") &&
 	    strcmp(path, "group") && strncmp(path, "dcqcn.", 6) &&
 	    strcmp(path, "queues") && strcmp(path, "umem.hugepages") &&
-	    strncmp(path, "pfc.", 4))
+	    strncmp(path, "pfc.", 4) && strncmp(path, "poll.", 5))
 		return NULL;
 	key = key ? key + 1 : path;
 	for (size_t i = 0; i < CFG_ARRAY_LEN(keys); i++)

@@ -223,8 +223,8 @@ static const struct cfg_field pfc_fields[] = {
 	F_TXT("xon"),
 	F_UINT("cable_length"),
 	F_UINT("pause_quanta"),
-	F_UINT("watchdog"),
-	F_UINT("watchdog_restore"),
+	F_TXT("watchdog"),
+	F_TXT("watchdog_restore"),
 	F_END,
 };
 
@@ -276,9 +276,9 @@ static const struct cfg_field umem_fields[] = {
 };
 
 static const struct cfg_field poll_fields[] = {
-	F_UINT("busy_us"),	  F_UINT("coalesce_us"),
-	F_UINT("shaper_spin_us"), F_ENUM("shaper_wait", cfg_shaper_waits),
-	F_UINT("batch"),	  F_END,
+	F_TXT("busy_us"),	 F_TXT("coalesce_us"),
+	F_TXT("shaper_spin_us"), F_ENUM("shaper_wait", cfg_shaper_waits),
+	F_UINT("batch"),	 F_END,
 };
 
 static const struct cfg_field control_fields[] = {
@@ -286,7 +286,7 @@ static const struct cfg_field control_fields[] = {
 	F_STR("socket_group", 0, CONFIG_ACCOUNT_MAX - 1),
 	F_STR("readonly_group", 0, CONFIG_ACCOUNT_MAX - 1),
 	F_STR("metrics_listen", 0, CONFIG_LISTEN_MAX - 1),
-	F_UINT("stats_interval_ms"),
+	F_TXT("stats_interval_ms"),
 	F_END,
 };
 
@@ -516,17 +516,35 @@ static const struct uint_key uint_keys[] = {
 	UKEY("umem.frame_size", umem.frame_size, 4096, 2048, 4096, true,
 	     " bytes"),
 	UKEY("umem.headroom", umem.headroom, 0, 0, UINT32_MAX, false, " bytes"),
-	UKEY("poll.busy_us", poll.busy_us, 20, 0, 10000, false,
-	     " microseconds"),
-	UKEY("poll.coalesce_us", poll.coalesce_us, 50, 0, 1000, false,
-	     " microseconds"),
-	UKEY("poll.shaper_spin_us", poll.shaper_spin_us, 500, 0, 100000, false,
-	     " microseconds"),
 	UKEY("poll.batch", poll.batch, 64, 1, 256, false, " descriptors"),
 	UKEY("overhead", qos.port[0].overhead, QOS_DEF_OVERHEAD, 0,
 	     QOS_MAX_OVERHEAD, false, " bytes"),
-	UKEY("control.stats_interval_ms", control.stats_interval_ms, 1000, 100,
-	     60000, false, " milliseconds"),
+};
+
+/* The time keys named for their unit: a time with a unit, or a bare
+ * number of that unit. */
+struct time_key {
+	const char *path;
+	size_t offset; /* of a uint32_t in struct xdplane_config */
+	uint32_t def, min, max; /* in units */
+	uint64_t unit_ns;
+	const char *unit;
+};
+
+#define TKEY(p, member, d, lo, hi, ns, u)                                      \
+	{                                                                      \
+		.path = p, .offset = offsetof(struct xdplane_config, member),  \
+		.def = d, .min = lo, .max = hi, .unit_ns = ns, .unit = u       \
+	}
+
+static const struct time_key time_keys[] = {
+	TKEY("poll.busy_us", poll.busy_us, 20, 0, 10000, 1000, "microseconds"),
+	TKEY("poll.coalesce_us", poll.coalesce_us, 50, 0, 1000, 1000,
+	     "microseconds"),
+	TKEY("poll.shaper_spin_us", poll.shaper_spin_us, 500, 0, 100000, 1000,
+	     "microseconds"),
+	TKEY("control.stats_interval_ms", control.stats_interval_ms, 1000, 100,
+	     60000, 1000000, "milliseconds"),
 };
 
 /* Linux's dev_valid_name(), plus no control characters. */
@@ -713,6 +731,15 @@ static int load_numbers(const struct load_ctx *c, struct xdplane_config *cfg)
 			     ? cfg_key_uint(&k)
 			     : uint_keys[i].def;
 		if (check_uint(c, &uint_keys[i], *v))
+			return -1;
+	}
+	for (size_t i = 0; i < CFG_ARRAY_LEN(time_keys); i++) {
+		v = (uint32_t *)((char *)cfg + time_keys[i].offset);
+		*v = time_keys[i].def;
+		if (cfg_key_at(c, &k, "%s", time_keys[i].path) &&
+		    cfg_get_time_in(c, &k, time_keys[i].unit_ns,
+				    time_keys[i].unit, time_keys[i].min,
+				    time_keys[i].max, v))
 			return -1;
 	}
 	room = u->frame_size - XDP_HEADROOM - MIN_PACKET_ROOM;

@@ -77,7 +77,7 @@ enum key_id {
 enum key_mode { M_ANY, M_CLOSED, M_SCRIPTED };
 
 #define E_TIME "a time such as 55us, 1.5ms or 300ns"
-#define E_RATE "a rate such as 40Gbit, 2.5Gbps or 100Mbit"
+#define E_RATE "a rate such as 40Gbit, 2.5Gbit or 100Mbit"
 #define E_SIZE "a size such as 5KB, 10MB, 64KiB or 1000 (bytes)"
 #define E_PROB "a probability such as 1% or 0.01"
 

@@ -495,7 +495,7 @@ static void test_units(void **state)
 
 	assert_int_equal(unit_rate("40Gbit", &d), 0);
 	assert_true(d == 40e9);
-	assert_int_equal(unit_rate("2.5gbps", &d), 0);
+	assert_int_equal(unit_rate("2.5gbit", &d), 0);
 	assert_true(d == 2.5e9);
 	assert_int_equal(unit_rate("100Mbit", &d), 0);
 	assert_true(d == 100e6);

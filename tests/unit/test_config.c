@@ -107,10 +107,23 @@ static const struct bad_case bad_cases[] = {
 	{"queues_set_channels_word", PORTS "queues_set_channels: yes\n",
 	 "t.yaml:4:22: ", "queues_set_channels: "},
 	{"busy_us", PORTS "poll:\n  busy_us: 10001\n", "t.yaml:5:12: ",
-	 "poll.busy_us: must be between 0 and 10000 microseconds (got 10001)"},
+	 "poll.busy_us: must be between 0 and 10000 microseconds, 0 to 10ms "
+	 "(got '10001')"},
 	{"coalesce_us", PORTS "poll:\n  coalesce_us: 1001\n", "t.yaml:5:16: ",
-	 "poll.coalesce_us: must be between 0 and 1000 microseconds (got "
-	 "1001)"},
+	 "poll.coalesce_us: must be between 0 and 1000 microseconds, 0 to 1ms "
+	 "(got '1001')"},
+	{"coalesce_us_unit", PORTS "poll:\n  coalesce_us: 1.5ms\n",
+	 "t.yaml:5:16: ",
+	 "poll.coalesce_us: must be between 0 and 1000 microseconds, 0 to 1ms "
+	 "(got '1.5ms')"},
+	{"busy_us_fraction", PORTS "poll:\n  busy_us: 1500ns\n",
+	 "t.yaml:5:12: ",
+	 "poll.busy_us: not a whole number of microseconds (got '1500ns')"},
+	{"busy_us_bare_fraction", PORTS "poll:\n  busy_us: 1.5\n",
+	 "t.yaml:5:12: ",
+	 "poll.busy_us: expected a time: a number with a unit ns, us, ms or "
+	 "s, e.g. 55us, 0.5ms or 1s, or a plain number of microseconds (got "
+	 "'1.5')"},
 	{"batch_zero", PORTS "poll:\n  batch: 0\n", "t.yaml:5:10: ",
 	 "poll.batch: must be between 1 and 256 descriptors (got 0)"},
 	{"batch_257", PORTS "poll:\n  batch: 257\n", "t.yaml:5:10: ",
@@ -138,8 +151,9 @@ static const struct bad_case bad_cases[] = {
 	 "t.yaml:5:10: ", "poll.batch: expected a plain decimal number"},
 	{"type_octal", PORTS "poll:\n  batch: 010\n",
 	 "t.yaml:5:10: ", "poll.batch: expected a plain decimal number"},
-	{"type_negative", PORTS "poll: {busy_us: -1}\n",
-	 "t.yaml:4:17: ", "poll.busy_us: expected a plain decimal number"},
+	{"type_negative", PORTS "poll: {busy_us: -1}\n", "t.yaml:4:17: ",
+	 "poll.busy_us: expected a time: a number with a "
+	 "unit ns, us, ms or s"},
 	{"type_empty", PORTS "poll:\n  batch:\n", "t.yaml:5:9: ",
 	 "poll.batch: expected a plain decimal number from 0 to 4294967295 "
 	 "(got nothing)"},
