@@ -167,7 +167,12 @@ int cfg_enum_at(const struct load_ctx *c, const char *path,
 /*
  * Messages (config_errors.c).
  */
-/* "name:line:col: " and the message, control characters as '?'. -1. */
+/* No messages yet. */
+void cfg_error_reset(struct config_error *err);
+/* One more message (the same text twice is kept once). */
+void cfg_error_add(struct config_error *err, const char *msg);
+/* "name:line:col: " and the message, control characters as '?', added to
+ * c->err. -1. */
 __attribute__((format(printf, 3, 4))) int cfg_fail(const struct load_ctx *c,
 						   struct yaml_loc_pos pos,
 						   const char *fmt, ...);

@@ -4,8 +4,11 @@
  * check it, print it, or run the daemon (daemon.h).
  *
  *   xdplane -c FILE              run in the foreground, log to stderr
- *   xdplane --check -c FILE      validate FILE and exit (0 = valid)
+ *   xdplane --check -c FILE      validate FILE and exit (0 = valid): every
+ *                                error found, one file:line:col line each
  *   xdplane --dump-config -c F   print the effective configuration
+ *   --no-system-check            with either: on another host (no
+ *                                interfaces, users, kernel checked)
  *
  * SIGHUP reloads the configuration (daemon.h). SIGINT and SIGTERM stop
  * cleanly: sockets leave the XSKMAPs, in-flight
@@ -49,8 +52,10 @@ static void usage(FILE *f)
 		"  -c, --config FILE   configuration (default " DEFAULT_CONFIG
 		")\n"
 		"  -t, --check         validate the configuration and exit\n"
-		"      --no-system-check  with --check: do not require the "
-		"interfaces, users and groups to exist\n"
+		"      --no-system-check  with --check or --dump-config: do "
+		"not require the\n"
+		"                      interfaces, users and groups to exist "
+		"(another host)\n"
 		"      --dump-config   print the effective configuration and "
 		"exit\n"
 		"  -v, --verbose       debug logging (overrides log_level)\n"
@@ -125,10 +130,27 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!system_check && !check && !dump) {
+		fprintf(stderr,
+			"xdplane: --no-system-check goes with --check or "
+			"--dump-config; the gateway itself needs its "
+			"interfaces\n");
+		usage(stderr);
+		return 2;
+	}
 
-	cfg = config_load(path, system_check || !check, &cerr);
+	cfg = config_load(path, system_check, &cerr);
 	if (!cfg) {
-		fprintf(stderr, "%s\n", cerr.msg);
+		for (unsigned int i = 0; i < cerr.n; i++)
+			fprintf(stderr, "%s\n", config_error_at(&cerr, i));
+		if (cerr.found > cerr.n)
+			fprintf(stderr, "%s: %u more errors not shown\n", path,
+				cerr.found - cerr.n);
+		if (check)
+			fprintf(stderr,
+				"%s: configuration is invalid: %u "
+				"error%s\n",
+				path, cerr.found, cerr.found == 1 ? "" : "s");
 		return XDPLANE_EXIT_CONFIG;
 	}
 	/* what the running kernel cannot carry: refused before anything is

@@ -674,9 +674,135 @@ static void test_names(void **state)
 
 #define N_BAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
 
+/* Every independent error of a file, each at its position, in the order
+ * of the file. */
+struct every_case {
+	const char *name, *yaml;
+	unsigned int found;
+	const char *msgs[5];
+};
+
+static const struct every_case every_cases[] = {
+	/* three independent errors: an unknown key (schema), a number out
+	 * of range (numbers), a rate in bytes (port shapers) */
+	{"three",
+	 "ports:\n"
+	 "  - interface: eth1\n"
+	 "    rate: 100MBps\n"
+	 "  - interface: eth2\n"
+	 "queus: 4\n"
+	 "poll:\n"
+	 "  busy_us: 20ms\n",
+	 3,
+	 {"t.yaml:3:11: ports[0].rate: '100MBps' is bytes per second "
+	  "(800Mbit); rates are in bits: write 800Mbit, or 100Mbit if bits "
+	  "were meant",
+	  "t.yaml:5:1: unknown key 'queus' (did you mean 'queues'?)",
+	  "t.yaml:7:12: poll.busy_us: must be between 0 and 10000 "
+	  "microseconds, 0 to 10ms (got '20ms')"}},
+	/* the keys of one section are independent too: each number key,
+	 * each of the daemon's keys */
+	{"numbers_and_daemon",
+	 PORTS "rings: {fill: 100, tx: 32}\n"
+	       "control: {socket: relative.sock, metrics_listen: nowhere}\n",
+	 4,
+	 {"t.yaml:4:15: rings.fill: must be a power of two from 64 to 65536 "
+	  "descriptors (got 100); try 64 or 128",
+	  "t.yaml:4:24: rings.tx: must be a power of two from 64 to 65536 "
+	  "descriptors (got 32); try 64",
+	  "t.yaml:5:19: control.socket: expected an absolute path of at most "
+	  "107 bytes, e.g. /run/xdplane/control.sock, or '' for no control "
+	  "socket (got 'relative.sock')",
+	  "t.yaml:5:50: control.metrics_listen: 'nowhere' is not an IPv4 "
+	  "address (got 'nowhere'); write a numeric address such as "
+	  "127.0.0.1, host names are not resolved"}},
+	/* a value of the wrong type stops the checks between keys (the
+	 * sections read the values as the schema promised them); the other
+	 * schema errors are all reported */
+	{"type_stops_sections",
+	 "ports:\n"
+	 "  - interface: eth1\n"
+	 "    rate: 100MBps\n"
+	 "  - interface: eth2\n"
+	 "rings: {fill: lots}\n"
+	 "qeues: 2\n",
+	 2,
+	 {"t.yaml:5:15: rings.fill: expected a plain decimal number",
+	  "t.yaml:6:1: unknown key 'qeues' (did you mean 'queues'?)"}},
+	/* nothing under an unknown key is reported; no error follows from
+	 * another: a refused class list leaves dcqcn unchecked */
+	{"no_follow_ups",
+	 CLS("    ceil: 100MBps\n") "dcqcn: {min_rate: 1GBps}\n"
+				    "colour: {hue: red, shade: dark}\n",
+	 2,
+	 {"t.yaml:8:11: classes[0].ceil: '100MBps' is bytes per second "
+	  "(800Mbit)",
+	  "t.yaml:11:1: unknown key 'colour'"}},
+};
+
+static void test_every_error(void **state)
+{
+	const struct every_case *c;
+	struct config_error err = {.msg = ""};
+	const char *got;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(every_cases) / sizeof(every_cases[0]);
+	     i++) {
+		c = &every_cases[i];
+		if (load(c->yaml, &err))
+			fail_msg("%s: loaded", c->name);
+		assert_int_equal(err.found, c->found);
+		assert_int_equal(err.n, c->found);
+		for (unsigned int j = 0; j < c->found; j++) {
+			got = config_error_at(&err, j);
+			if (strncmp(got, c->msgs[j], strlen(c->msgs[j])))
+				fail_msg("%s[%u]:\n got: %s\nwant: %s...",
+					 c->name, j, got, c->msgs[j]);
+		}
+	}
+}
+
+/* At most CONFIG_ERRORS_MAX messages are kept; all are counted. */
+static void test_error_cap(void **state)
+{
+	struct config_error err = {.msg = ""};
+	struct xdplane_config *cfg;
+	char yaml[2048] = PORTS;
+	size_t len;
+
+	(void)state;
+	for (unsigned int i = 0; i < CONFIG_ERRORS_MAX + 5; i++) {
+		len = strlen(yaml);
+		snprintf(yaml + len, sizeof(yaml) - len, "junk%u: 1\n", i);
+	}
+	assert_null(load(yaml, &err));
+	assert_int_equal(err.found, CONFIG_ERRORS_MAX + 5);
+	assert_int_equal(err.n, CONFIG_ERRORS_MAX);
+	assert_string_equal(err.msg, "t.yaml:4:1: unknown key 'junk0'; the "
+				     "keys at the top are: ports, queues, "
+				     "queues_set_channels, xdp_mode, "
+				     "bind_mode, failure_mode, rings, umem, "
+				     "poll, workers, overhead, classes, "
+				     "rules, default_class, malformed, "
+				     "dcqcn, pfc, control, user, group, "
+				     "log_level");
+	assert_true(!strncmp(config_error_at(&err, CONFIG_ERRORS_MAX - 1),
+			     "t.yaml:23:1: unknown key 'junk19'", 33));
+	/* a successful load clears it */
+	cfg = config_load_string("t.yaml", PORTS, false, &err);
+	assert_non_null(cfg);
+	config_free(cfg);
+	assert_int_equal(err.found, 0);
+	assert_int_equal(err.n, 0);
+	assert_string_equal(err.msg, "");
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_every_error),
+		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_zeros_kept),
