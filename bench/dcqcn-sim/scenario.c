@@ -293,6 +293,14 @@ static int bad_value(struct ctx *c, const struct yaml_loc_node *n,
 static int unit_fail(struct ctx *c, const struct yaml_loc_node *n,
 		     const char *what, int rc)
 {
+	char why[256];
+
+	/* a rate in bytes per second or a size in bits: say what it reads
+	 * as (the two spellings never overlap) */
+	if (rc == UNIT_ESYNTAX &&
+	    (units_rate_misread(n->text, why, sizeof(why)) ||
+	     units_size_misread(n->text, why, sizeof(why))))
+		return fail(c, n, false, "%s", why);
 	return bad_value(c, n, what,
 			 rc == UNIT_ESYNTAX ? NULL : unit_strerror(rc));
 }
