@@ -716,6 +716,24 @@ static const struct every_case every_cases[] = {
 	  "t.yaml:5:50: control.metrics_listen: 'nowhere' is not an IPv4 "
 	  "address (got 'nowhere'); write a numeric address such as "
 	  "127.0.0.1, host names are not resolved"}},
+	/* each rule on its own, and default_class */
+	{"rules",
+	 QPORTS "rules:\n"
+		"  - {class: nope, match: {proto: udp}}\n"
+		"  - {class: default, match: {dport: 99999}}\n"
+		"  - {match: {proto: tcp}}\n"
+		"default_class: nada\n",
+	 4,
+	 {"t.yaml:7:13: rules[0].class: no class named 'nope'; the classes "
+	  "are: "
+	  "default",
+	  "t.yaml:8:37: rules[1].match.dport: expected a port number "
+	  "0..65535 or an inclusive range lo-hi, e.g. 2049 or 1000-2000 (got "
+	  "'99999')",
+	  "t.yaml:9:5: rules[2].class: required key is missing; add 'class: "
+	  "NAME' to this rule",
+	  "t.yaml:10:16: default_class: no class named 'nada'; the classes "
+	  "are: default"}},
 	/* a value of the wrong type stops the checks between keys (the
 	 * sections read the values as the schema promised them); the other
 	 * schema errors are all reported */
