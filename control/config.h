@@ -11,8 +11,10 @@
  * share it). config_free() releases it. Nothing in it points into the file.
  *
  * Errors: config_load() never prints. On failure it returns NULL and fills
- * a struct config_error with "file:line:col: message" text, where line and
- * col (1-based) locate the offending key or value in the file.
+ * a struct config_error with "file:line:col: message" texts, where line
+ * and col (1-based) locate the offending key or value in the file: every
+ * independent error it finds, in the order of the checks (config_load.c),
+ * up to CONFIG_ERRORS_MAX kept.
  *
  * Units: ring sizes in descriptors, frame_size in bytes, times in
  * microseconds, unless a field says otherwise. DCQCN (qos.dcqcn, see qos.h
@@ -179,9 +181,21 @@ struct xdplane_config {
 	int log_level; /* enum log_level (log.h), 3..7; default info (6) */
 };
 
+#define CONFIG_ERRORS_MAX 20 /* messages kept; more are only counted */
+#define CONFIG_ERROR_LEN 512
+
+/* The messages of a refused file: msg is the first, more[] the next
+ * (n - 1 of them); found counts every error, kept or not. The loader
+ * resets it before it writes. */
 struct config_error {
-	char msg[512]; /* "file:line:col: message", NUL terminated */
+	char msg[CONFIG_ERROR_LEN]; /* "file:line:col: message", NUL ended */
+	unsigned int n; /* kept: 1..CONFIG_ERRORS_MAX after a failure */
+	unsigned int found; /* >= n */
+	char more[CONFIG_ERRORS_MAX - 1][CONFIG_ERROR_LEN];
 };
+
+/* The i-th kept message, i < err->n. */
+const char *config_error_at(const struct config_error *err, unsigned int i);
 
 /* Load, apply defaults, validate. Interfaces are checked to exist, and
  * the user and groups to resolve by the rule the daemon applies when it

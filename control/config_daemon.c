@@ -435,17 +435,20 @@ int cfg_load_daemon(const struct load_ctx *c, struct xdplane_config *cfg,
 {
 	struct config_control *ctl = &cfg->control;
 	struct key k;
+	int bad = 0;
 
-	if (load_socket(c, ctl) ||
-	    load_account(c, "control.socket_group", true, check_system,
-			 ctl->socket_group, sizeof(ctl->socket_group)) ||
-	    load_account(c, "control.readonly_group", true, check_system,
-			 ctl->readonly_group, sizeof(ctl->readonly_group)) ||
-	    load_listen(c, ctl) ||
-	    load_account(c, "user", false, check_system, cfg->user,
-			 sizeof(cfg->user)) ||
-	    load_account(c, "group", true, check_system, cfg->group,
-			 sizeof(cfg->group)))
+	/* independent keys: each reports its own error */
+	bad |= load_socket(c, ctl);
+	bad |= load_account(c, "control.socket_group", true, check_system,
+			    ctl->socket_group, sizeof(ctl->socket_group));
+	bad |= load_account(c, "control.readonly_group", true, check_system,
+			    ctl->readonly_group, sizeof(ctl->readonly_group));
+	bad |= load_listen(c, ctl);
+	bad |= load_account(c, "user", false, check_system, cfg->user,
+			    sizeof(cfg->user));
+	bad |= load_account(c, "group", true, check_system, cfg->group,
+			    sizeof(cfg->group));
+	if (bad)
 		return -1;
 	if (cfg->group[0] && !cfg->user[0]) {
 		cfg_key_at(c, &k, "group");

@@ -15,24 +15,53 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *config_error_at(const struct config_error *err, unsigned int i)
+{
+	return i ? err->more[i - 1] : err->msg;
+}
+
+void cfg_error_reset(struct config_error *err)
+{
+	err->msg[0] = '\0';
+	err->n = 0;
+	err->found = 0;
+}
+
+void cfg_error_add(struct config_error *err, const char *msg)
+{
+	/* the same message twice (one cause met by two checks) once */
+	for (unsigned int i = 0; i < err->n; i++)
+		if (!strcmp(config_error_at(err, i), msg))
+			return;
+	err->found++;
+	if (err->n == CONFIG_ERRORS_MAX)
+		return;
+	snprintf(err->n ? err->more[err->n - 1] : err->msg, CONFIG_ERROR_LEN,
+		 "%s", msg);
+	err->n++;
+}
+
 int cfg_fail(const struct load_ctx *c, struct yaml_loc_pos pos, const char *fmt,
 	     ...)
 {
-	char *msg = c->err->msg;
-	size_t size = sizeof(c->err->msg);
-	int len = snprintf(msg, size, "%s:%u:%u: ", c->name, pos.line, pos.col);
+	char msg[CONFIG_ERROR_LEN];
+	int len = snprintf(msg, sizeof(msg), "%s:%u:%u: ", c->name, pos.line,
+			   pos.col);
 	va_list ap;
 
-	if (len < 0 || (size_t)len >= size)
+	if (len < 0 || (size_t)len >= sizeof(msg)) {
+		cfg_error_add(c->err, msg);
 		return -1;
+	}
 	va_start(ap, fmt);
-	vsnprintf(msg + len, size - (size_t)len, fmt, ap);
+	vsnprintf(msg + len, sizeof(msg) - (size_t)len, fmt, ap);
 	va_end(ap);
 	/* one line: text quoted from the file (a multi-line scalar, a key
 	 * with a tab) must not start a line of its own in a log */
 	for (char *p = msg + len; *p; p++)
 		if ((unsigned char)*p < ' ' || *p == 0x7f)
 			*p = '?';
+	cfg_error_add(c->err, msg);
 	return -1;
 }
 
@@ -193,6 +222,12 @@ static const char *syntax_of(const char *path)
 		{"link_speed", SYN_RATE}, /* ports[].link_speed */
 		{"xoff", SYN_PFC_SIZE}, /* pfc.xoff */
 		{"xon", SYN_PFC_SIZE}, /* pfc.xon */
+		{"watchdog", SYN_TIME_IN("milliseconds")},
+		{"watchdog_restore", SYN_TIME_IN("milliseconds")},
+		{"busy_us", SYN_TIME_IN("microseconds")},
+		{"coalesce_us", SYN_TIME_IN("microseconds")},
+		{"shaper_spin_us", SYN_TIME_IN("microseconds")},
+		{"stats_interval_ms", SYN_TIME_IN("milliseconds")},
 	};
 	const char *key = strrchr(path, '.');
 
@@ -201,7 +236,7 @@ static const char *syntax_of(const char *path)
 	    strncmp(path, "control.", 8) && strcmp(path, "user") &&
 	    strcmp(path, "group") && strncmp(path, "dcqcn.", 6) &&
 	    strcmp(path, "queues") && strcmp(path, "umem.hugepages") &&
-	    strncmp(path, "pfc.", 4))
+	    strncmp(path, "pfc.", 4) && strncmp(path, "poll.", 5))
 		return NULL;
 	key = key ? key + 1 : path;
 	for (size_t i = 0; i < CFG_ARRAY_LEN(keys); i++)

@@ -4,13 +4,21 @@
  * the loader: config_priv.h). The text is read once, into a yaml_loc tree
  * (libyaml: syntax errors, duplicate keys, every node with its key path,
  * its parent and the line/column of its key and value); the schema below
- * is walked down that tree in document order, so that the first node that
- * is not what its key wants is the one reported, at its own line and
- * column: an unknown key (with the nearest known one), a wrong type, a
- * number that is not plain decimal digits ("1.5", "010", "0x10", "-1"), a
- * word that is none of an enum's names, a string too long, an alias. Then
- * the sections read what was written from the nodes, give the defaults to
- * what was not, and check the rules between keys.
+ * is walked down that tree in document order, and every node that is not
+ * what its key wants is reported, at its own line and column: an unknown
+ * key (with the nearest known one), a wrong type, a number that is not
+ * plain decimal digits ("1.5", "010", "0x10", "-1"), a word that is none
+ * of an enum's names, a string too long, an alias. Then, unless a known
+ * key had a value of the wrong type (the sections read the nodes as the
+ * schema promises), the sections read what was written from the nodes,
+ * give the defaults to what was not, and check the rules between keys.
+ *
+ * Errors: every independent one is reported (config.h, struct
+ * config_error), like a compiler's, in the order of the file: a YAML
+ * syntax error alone (nothing after it can be located); else each schema
+ * error; then each section's first error, each number key's own, and none
+ * from a section that reads what a refused one left half built (build()).
+ * Unknown keys do not stop the sections: no section reads them.
  *
  * The keys whose values are text - rates, sizes, shares, times, prefixes,
  * port ranges, booleans (true or false only) - are strings to the schema
@@ -223,8 +231,8 @@ static const struct cfg_field pfc_fields[] = {
 	F_TXT("xon"),
 	F_UINT("cable_length"),
 	F_UINT("pause_quanta"),
-	F_UINT("watchdog"),
-	F_UINT("watchdog_restore"),
+	F_TXT("watchdog"),
+	F_TXT("watchdog_restore"),
 	F_END,
 };
 
@@ -276,9 +284,9 @@ static const struct cfg_field umem_fields[] = {
 };
 
 static const struct cfg_field poll_fields[] = {
-	F_UINT("busy_us"),	  F_UINT("coalesce_us"),
-	F_UINT("shaper_spin_us"), F_ENUM("shaper_wait", cfg_shaper_waits),
-	F_UINT("batch"),	  F_END,
+	F_TXT("busy_us"),	 F_TXT("coalesce_us"),
+	F_TXT("shaper_spin_us"), F_ENUM("shaper_wait", cfg_shaper_waits),
+	F_UINT("batch"),	 F_END,
 };
 
 static const struct cfg_field control_fields[] = {
@@ -286,7 +294,7 @@ static const struct cfg_field control_fields[] = {
 	F_STR("socket_group", 0, CONFIG_ACCOUNT_MAX - 1),
 	F_STR("readonly_group", 0, CONFIG_ACCOUNT_MAX - 1),
 	F_STR("metrics_listen", 0, CONFIG_LISTEN_MAX - 1),
-	F_UINT("stats_interval_ms"),
+	F_TXT("stats_interval_ms"),
 	F_END,
 };
 
@@ -406,30 +414,58 @@ static int alias_error(const struct load_ctx *c, const struct yaml_loc_node *n)
 			*n->path ? n->path : "document");
 }
 
-/* Every node against its key's schema, in document order: the first
- * one that does not fit is reported. */
-static int check_schema(const struct load_ctx *c)
+/* What check_schema() found. */
+enum schema_result {
+	SCHEMA_OK,
+	SCHEMA_UNKNOWN, /* unknown keys only: no loader reads them */
+	SCHEMA_BAD, /* a known key of the wrong type, or an alias */
+};
+
+/* Every node against its key's schema, in document order: each one that
+ * does not fit is reported, and nothing under it (an unknown key's or a
+ * wrong value's own keys are not checked, nor reported again). */
+static enum schema_result check_schema(const struct load_ctx *c)
 {
+	enum schema_result res = SCHEMA_OK;
 	const struct yaml_loc_node *n, *parent;
+	bool *bad = calloc(c->loc.n ? c->loc.n : 1, sizeof(*bad));
 	struct place at;
 	bool ok;
 
+	if (!bad) {
+		cfg_fail(c, (struct yaml_loc_pos){1, 1}, "out of memory");
+		return SCHEMA_BAD;
+	}
 	for (size_t i = 0; i < c->loc.n; i++) {
 		n = &c->loc.nodes[i];
+		if (n->parent != YAML_LOC_ROOT && bad[n->parent]) {
+			bad[i] = true;
+			continue;
+		}
 		at = place_of(&c->loc, n);
 		if (at.any) {
-			if (n->kind == YAML_LOC_ALIAS)
-				return alias_error(c, at.any);
+			if (n->kind == YAML_LOC_ALIAS) {
+				alias_error(c, at.any);
+				res = SCHEMA_BAD;
+				bad[i] = true;
+			}
 			continue;
 		}
 		if (!at.v) {
 			parent = &c->loc.nodes[n->parent];
-			return cfg_unknown_key(c, n,
-					       place_of(&c->loc, parent).v,
-					       parent->path);
+			cfg_unknown_key(c, n, place_of(&c->loc, parent).v,
+					parent->path);
+			if (res == SCHEMA_OK)
+				res = SCHEMA_UNKNOWN;
+			bad[i] = true;
+			continue;
 		}
-		if (n->kind == YAML_LOC_ALIAS)
-			return alias_error(c, n);
+		if (n->kind == YAML_LOC_ALIAS) {
+			alias_error(c, n);
+			res = SCHEMA_BAD;
+			bad[i] = true;
+			continue;
+		}
 		switch (at.v->type) {
 		case CFG_ANY:
 			continue;
@@ -444,10 +480,14 @@ static int check_schema(const struct load_ctx *c)
 			     scalar_ok(at.v, n->text);
 			break;
 		}
-		if (!ok)
-			return cfg_type_error(c, n, at.v);
+		if (!ok) {
+			cfg_type_error(c, n, at.v);
+			res = SCHEMA_BAD;
+			bad[i] = true;
+		}
 	}
-	return 0;
+	free(bad);
+	return res;
 }
 
 bool cfg_key_at(const struct load_ctx *c, struct key *k, const char *fmt, ...)
@@ -517,17 +557,35 @@ static const struct uint_key uint_keys[] = {
 	UKEY("umem.frame_size", umem.frame_size, 4096, 2048, 4096, true,
 	     " bytes"),
 	UKEY("umem.headroom", umem.headroom, 0, 0, UINT32_MAX, false, " bytes"),
-	UKEY("poll.busy_us", poll.busy_us, 20, 0, 10000, false,
-	     " microseconds"),
-	UKEY("poll.coalesce_us", poll.coalesce_us, 50, 0, 1000, false,
-	     " microseconds"),
-	UKEY("poll.shaper_spin_us", poll.shaper_spin_us, 500, 0, 100000, false,
-	     " microseconds"),
 	UKEY("poll.batch", poll.batch, 64, 1, 256, false, " descriptors"),
 	UKEY("overhead", qos.port[0].overhead, QOS_DEF_OVERHEAD, 0,
 	     QOS_MAX_OVERHEAD, false, " bytes"),
-	UKEY("control.stats_interval_ms", control.stats_interval_ms, 1000, 100,
-	     60000, false, " milliseconds"),
+};
+
+/* The time keys named for their unit: a time with a unit, or a bare
+ * number of that unit. */
+struct time_key {
+	const char *path;
+	size_t offset; /* of a uint32_t in struct xdplane_config */
+	uint32_t def, min, max; /* in units */
+	uint64_t unit_ns;
+	const char *unit;
+};
+
+#define TKEY(p, member, d, lo, hi, ns, u)                                      \
+	{                                                                      \
+		.path = p, .offset = offsetof(struct xdplane_config, member),  \
+		.def = d, .min = lo, .max = hi, .unit_ns = ns, .unit = u       \
+	}
+
+static const struct time_key time_keys[] = {
+	TKEY("poll.busy_us", poll.busy_us, 20, 0, 10000, 1000, "microseconds"),
+	TKEY("poll.coalesce_us", poll.coalesce_us, 50, 0, 1000, 1000,
+	     "microseconds"),
+	TKEY("poll.shaper_spin_us", poll.shaper_spin_us, 500, 0, 100000, 1000,
+	     "microseconds"),
+	TKEY("control.stats_interval_ms", control.stats_interval_ms, 1000, 100,
+	     60000, 1000000, "milliseconds"),
 };
 
 /* Linux's dev_valid_name(), plus no control characters. */
@@ -721,17 +779,36 @@ static int load_numbers(const struct load_ctx *c, struct xdplane_config *cfg)
 	const struct config_rings *r = &cfg->rings;
 	const char *at = "";
 	uint32_t *v, room;
+	bool bad = false;
 	uint64_t need;
 	struct key k;
 
+	/* each key on its own: a refused one keeps its default, so that
+	 * the sections after this one check their keys against valid
+	 * numbers */
 	for (size_t i = 0; i < CFG_ARRAY_LEN(uint_keys); i++) {
 		v = (uint32_t *)((char *)cfg + uint_keys[i].offset);
 		*v = cfg_key_at(c, &k, "%s", uint_keys[i].path)
 			     ? cfg_key_uint(&k)
 			     : uint_keys[i].def;
-		if (check_uint(c, &uint_keys[i], *v))
-			return -1;
+		if (check_uint(c, &uint_keys[i], *v)) {
+			*v = uint_keys[i].def;
+			bad = true;
+		}
 	}
+	for (size_t i = 0; i < CFG_ARRAY_LEN(time_keys); i++) {
+		v = (uint32_t *)((char *)cfg + time_keys[i].offset);
+		*v = time_keys[i].def;
+		if (cfg_key_at(c, &k, "%s", time_keys[i].path) &&
+		    cfg_get_time_in(c, &k, time_keys[i].unit_ns,
+				    time_keys[i].unit, time_keys[i].min,
+				    time_keys[i].max, v)) {
+			*v = time_keys[i].def;
+			bad = true;
+		}
+	}
+	if (bad)
+		return -1;
 	room = u->frame_size - XDP_HEADROOM - MIN_PACKET_ROOM;
 	if (u->headroom > room)
 		return cfg_fail(c, cfg_val_pos(c, "umem.headroom"),
@@ -808,14 +885,18 @@ static int load_umem(const struct load_ctx *c, struct xdplane_config *cfg)
 	return 0;
 }
 
-/* The config from the checked document: defaults, then the rules. */
+/* The config from the checked document: defaults, then the rules. Every
+ * section runs and reports its first error, but those that read what a
+ * refused one left half built (the classes, for dcqcn, pfc and adaptive;
+ * the ports' MTUs, for pfc): each independent error is reported once,
+ * and none that only follows from another. NULL if any was found. */
 static struct xdplane_config *build(const struct load_ctx *c, bool check_system)
 {
 	struct xdplane_config *cfg = calloc(1, sizeof(*cfg));
+	bool ports_bad, qos_bad;
 
 	if (!cfg) {
-		snprintf(c->err->msg, sizeof(c->err->msg), "%s: out of memory",
-			 c->name);
+		cfg_fail(c, (struct yaml_loc_pos){1, 1}, "out of memory");
 		return NULL;
 	}
 	snprintf(cfg->path, sizeof(cfg->path), "%s", c->name);
@@ -825,15 +906,58 @@ static struct xdplane_config *build(const struct load_ctx *c, bool check_system)
 		cfg_enum_at(c, "failure_mode", cfg_failure_modes, 0);
 	cfg->poll.shaper_wait_spin =
 		cfg_enum_at(c, "poll.shaper_wait", cfg_shaper_waits, 0) == 1;
-	if (load_ports(c, cfg, check_system) || load_queues(c, cfg) ||
-	    load_umem(c, cfg) || load_numbers(c, cfg) || load_cpus(c, cfg) ||
-	    cfg_load_qos(c, cfg) || cfg_load_dcqcn(c, cfg) ||
-	    cfg_load_pfc(c, cfg) || cfg_load_adaptive(c, cfg) ||
-	    cfg_load_daemon(c, cfg, check_system)) {
+	/* a refused queues stays auto, numbers their defaults: no section
+	 * depends on those having loaded */
+	ports_bad = load_ports(c, cfg, check_system) != 0;
+	load_queues(c, cfg);
+	load_umem(c, cfg);
+	load_numbers(c, cfg);
+	load_cpus(c, cfg);
+	qos_bad = cfg_load_qos(c, cfg) != 0;
+	if (!qos_bad) {
+		cfg_load_dcqcn(c, cfg);
+		if (!ports_bad)
+			cfg_load_pfc(c, cfg);
+		cfg_load_adaptive(c, cfg);
+	}
+	cfg_load_daemon(c, cfg, check_system);
+	if (c->err->found) {
 		free(cfg);
 		return NULL;
 	}
 	return cfg;
+}
+
+/* Where message m ("name:line:col: ...") points, as line << 32 | col. */
+static uint64_t msg_pos(const char *name, const char *m)
+{
+	size_t len = strlen(name);
+	unsigned long line, col;
+	char *end;
+
+	if (strncmp(m, name, len) || m[len] != ':')
+		return 0;
+	line = strtoul(m + len + 1, &end, 10);
+	col = *end == ':' ? strtoul(end + 1, NULL, 10) : 0;
+	return (uint64_t)line << 32 | (uint32_t)col;
+}
+
+/* The kept messages in the order of the file (stable: one place's
+ * messages stay in the order of the checks). */
+static void sort_errors(const char *name, struct config_error *err)
+{
+	char tmp[CONFIG_ERROR_LEN], *a, *b;
+
+	for (unsigned int i = 1; i < err->n; i++)
+		for (unsigned int j = i; j > 0; j--) {
+			a = j > 1 ? err->more[j - 2] : err->msg;
+			b = err->more[j - 1];
+			if (msg_pos(name, a) <= msg_pos(name, b))
+				break;
+			memcpy(tmp, a, sizeof(tmp));
+			memcpy(a, b, sizeof(tmp));
+			memcpy(b, tmp, sizeof(tmp));
+		}
 }
 
 static struct xdplane_config *load(const char *name, const char *buf,
@@ -844,11 +968,13 @@ static struct xdplane_config *load(const char *name, const char *buf,
 	struct xdplane_config *cfg = NULL;
 	struct yaml_loc_error lerr;
 
+	cfg_error_reset(err);
 	if (yaml_loc_parse(&c.loc, buf, len, &lerr))
 		cfg_fail(&c, lerr.pos, "%s%s%s", lerr.path,
 			 *lerr.path ? ": " : "", lerr.what);
-	else if (!check_schema(&c))
+	else if (check_schema(&c) != SCHEMA_BAD)
 		cfg = build(&c, check_system);
+	sort_errors(name, err);
 	yaml_loc_free(&c.loc);
 	return cfg;
 }
@@ -884,11 +1010,14 @@ struct xdplane_config *config_load(const char *path, bool check_system,
 	FILE *f = fopen(path, "r");
 	size_t len;
 	char *buf = f ? read_all(f, &len) : NULL;
+	char msg[CONFIG_ERROR_LEN];
 
-	if (!buf)
-		snprintf(err->msg, sizeof(err->msg), "%s: cannot read: %s",
-			 path, strerror(errno));
-	else
+	if (!buf) {
+		snprintf(msg, sizeof(msg), "%s: cannot read: %s", path,
+			 strerror(errno));
+		cfg_error_reset(err);
+		cfg_error_add(err, msg);
+	} else
 		cfg = load(path, buf, len, check_system, err);
 	if (f)
 		fclose(f);

@@ -82,10 +82,10 @@ static int load_pfc_keys(const struct load_ctx *c, struct xdplane_config *cfg,
 		p->quanta = (uint16_t)v;
 	}
 	if (cfg_key_at(c, &k, "pfc.watchdog") &&
-	    cfg_get_uint(c, &k, 0, PFC_MAX_MS, " ms (0: no watchdog)", &wd))
+	    cfg_get_time_in(c, &k, 1000000, "milliseconds", 0, PFC_MAX_MS, &wd))
 		return -1;
 	if (cfg_key_at(c, &k, "pfc.watchdog_restore") &&
-	    cfg_get_uint(c, &k, 0, PFC_MAX_MS, " ms", &rs))
+	    cfg_get_time_in(c, &k, 1000000, "milliseconds", 0, PFC_MAX_MS, &rs))
 		return -1;
 	p->watchdog_ns = (uint64_t)wd * 1000000;
 	p->restore_ns = (uint64_t)rs * 1000000;

@@ -41,12 +41,12 @@
 /* What the text-valued keys accept, for messages. */
 #define SYN_RATE                                                               \
 	"a rate in bits/s: a number with an optional unit bit, kbit, Mbit, "   \
-	"Gbit or Tbit (also bps, kbps, Mbps, Gbps, Tbps), e.g. 100Gbit, "      \
-	"1.5Gbit or 800Mbit"
+	"Gbit or Tbit (1000s) or Kibit, Mibit, Gibit, Tibit (1024s), as tc "   \
+	"writes them, e.g. 100Gbit, 1.5Gbit or 800Mbit"
 #define SYN_RATE_PCT SYN_RATE ", or a percentage of the port rate, e.g. 5%"
 #define SYN_SIZE                                                               \
-	"a size in bytes: a number with an optional unit KB, MB, GB (1000s) "  \
-	"or KiB, MiB, GiB (1024s), e.g. 64KB or 4MiB"
+	"a size in bytes: a number with an optional unit B, KB, MB, GB "       \
+	"(1000s) or KiB, MiB, GiB (1024s), e.g. 64KB or 4MiB"
 #define SYN_PROB                                                               \
 	"a probability above 0 and at most 1: a percentage such as 1% or a "   \
 	"fraction such as 0.01"
@@ -69,6 +69,11 @@
 #define SYN_TIME                                                               \
 	"a time: a number with a unit ns, us, ms or s, e.g. 55us, 0.5ms or "   \
 	"1s (0 needs no unit)"
+/* a time key named for its unit (poll.busy_us) or read in one when bare
+ * (pfc.watchdog): SYN_TIME_IN("microseconds") */
+#define SYN_TIME_IN(unit)                                                      \
+	"a time: a number with a unit ns, us, ms or s, e.g. 55us, 0.5ms or "   \
+	"1s, or a plain number of " unit
 #define SYN_GAIN                                                               \
 	"a number above 0 and at most 1: a decimal such as 0.00390625 or a "   \
 	"fraction such as 1/256"
@@ -162,7 +167,12 @@ int cfg_enum_at(const struct load_ctx *c, const char *path,
 /*
  * Messages (config_errors.c).
  */
-/* "name:line:col: " and the message, control characters as '?'. -1. */
+/* No messages yet. */
+void cfg_error_reset(struct config_error *err);
+/* One more message (the same text twice is kept once). */
+void cfg_error_add(struct config_error *err, const char *msg);
+/* "name:line:col: " and the message, control characters as '?', added to
+ * c->err. -1. */
 __attribute__((format(printf, 3, 4))) int cfg_fail(const struct load_ctx *c,
 						   struct yaml_loc_pos pos,
 						   const char *fmt, ...);
@@ -199,6 +209,11 @@ int cfg_get_frame_size(const struct load_ctx *c, const struct key *k,
 /* A time into *ns, between min and max. */
 int cfg_get_time(const struct load_ctx *c, const struct key *k, uint64_t min,
 		 uint64_t max, uint64_t *ns);
+/* A time into *v in whole units of unit_ns (a bare number: that many
+ * units; unit_name such as "microseconds"), between min and max units. */
+int cfg_get_time_in(const struct load_ctx *c, const struct key *k,
+		    uint64_t unit_ns, const char *unit_name, uint32_t min,
+		    uint32_t max, uint32_t *v);
 /* A uint key (the schema's) into *v, between min and max (unit: " bytes"). */
 int cfg_get_uint(const struct load_ctx *c, const struct key *k, uint32_t min,
 		 uint32_t max, const char *unit, uint32_t *v);

@@ -631,45 +631,52 @@ static int load_rules(const struct load_ctx *c, unsigned int count,
 {
 	struct key k;
 	char path[32];
+	int bad = 0;
 
 	if (count > QOS_MAX_RULES) {
 		cfg_key_at(c, &k, "rules[%d]", QOS_MAX_RULES);
 		return cfg_fail(c, k.n->val, "rules: at most %d rules (got %u)",
 				QOS_MAX_RULES, count);
 	}
+	/* each rule on its own: its first error */
 	for (unsigned int i = 0; i < count; i++) {
 		if (!cfg_key_at(c, &k, "rules[%u].class", i)) {
 			snprintf(path, sizeof(path), "rules[%u]", i);
-			return cfg_fail(c, cfg_val_pos(c, path),
-					"%s.class: required key is missing; "
-					"add 'class: NAME' to this rule",
-					path);
+			bad = cfg_fail(c, cfg_val_pos(c, path),
+				       "%s.class: required key is missing; "
+				       "add 'class: NAME' to this rule",
+				       path);
+			continue;
 		}
 		if (find_class(c, &k, q, &q->rules[i].class_id) ||
 		    load_match(c, i, &q->rules[i]))
-			return -1;
+			bad = -1;
 	}
 	q->n_rules = count;
-	return 0;
+	return bad;
 }
 
 int cfg_load_qos(const struct load_ctx *c, struct xdplane_config *cfg)
 {
 	struct qos_policy *q = &cfg->qos;
 	struct key k;
+	int bad;
 
+	/* the classes need the port rates (shares), the rules and
+	 * default_class the classes; the rules and default_class are
+	 * independent of each other */
 	if (load_port_shapers(c, cfg) ||
-	    load_classes(c, cfg_count_at(c, "classes"), cfg) ||
-	    load_rules(c, cfg_count_at(c, "rules"), q))
+	    load_classes(c, cfg_count_at(c, "classes"), cfg))
 		return -1;
+	bad = load_rules(c, cfg_count_at(c, "rules"), q);
 	q->malformed = cfg_enum_at(c, "malformed", cfg_malformed_modes,
 				   QOS_MALFORMED_DEFAULT);
 	if (cfg_key_at(c, &k, "default_class"))
-		return find_class(c, &k, q, &q->default_class);
+		return find_class(c, &k, q, &q->default_class) | bad;
 	for (unsigned int i = 0; i < q->n_classes; i++)
 		if (!strcmp(q->classes[i].name, QOS_DEFAULT_NAME)) {
 			q->default_class = (uint8_t)i;
-			return 0;
+			return bad;
 		}
 	cfg_key_at(c, &k, "classes");
 	return cfg_fail(c, k.n->key,

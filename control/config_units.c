@@ -74,6 +74,7 @@ int cfg_get_rate(const struct load_ctx *c, const struct key *k,
 		 const char *none)
 {
 	const char *s = k->n->text;
+	char why[256];
 	uint64_t v = 0;
 
 	if (share && *s && s[strlen(s) - 1] == '%')
@@ -90,6 +91,8 @@ int cfg_get_rate(const struct load_ctx *c, const struct key *k,
 				"%s: above the largest rate, 10Tbit (got '%s')",
 				k->path, s);
 	default:
+		if (units_rate_misread(s, why, sizeof(why)))
+			return cfg_fail(c, k->n->val, "%s: %s", k->path, why);
 		return cfg_bad_value(c, k, share ? SYN_RATE_PCT : SYN_RATE);
 	}
 	if (!v)
@@ -105,6 +108,7 @@ int cfg_get_size(const struct load_ctx *c, const struct key *k, uint32_t min,
 		 const char *why, uint32_t *bytes)
 {
 	const char *s = k->n->text;
+	char text[256];
 	uint64_t v = 0;
 
 	switch (units_get(s, &units_size, UINT32_MAX, &v)) {
@@ -120,6 +124,8 @@ int cfg_get_size(const struct load_ctx *c, const struct key *k, uint32_t min,
 				"(got '%s')",
 				k->path, s);
 	default:
+		if (units_size_misread(s, text, sizeof(text)))
+			return cfg_fail(c, k->n->val, "%s: %s", k->path, text);
 		return cfg_bad_value(c, k, SYN_SIZE);
 	}
 	if (v < min)
@@ -167,6 +173,47 @@ int cfg_get_time(const struct load_ctx *c, const struct key *k, uint64_t min,
 				k->path, lo, hi, s);
 	}
 	*ns = v;
+	return 0;
+}
+
+int cfg_get_time_in(const struct load_ctx *c, const struct key *k,
+		    uint64_t unit_ns, const char *unit_name, uint32_t min,
+		    uint32_t max, uint32_t *v)
+{
+	const char *s = k->n->text;
+	char lo[32], hi[32], syntax[160];
+	unsigned int scale;
+	units_u128 num;
+	size_t len = units_decimal(s, &num, &scale, NULL);
+	uint64_t ns = UINT64_MAX;
+	int rc = UNITS_OK;
+
+	snprintf(syntax, sizeof(syntax), SYN_TIME_IN("%s"), unit_name);
+	if (len && !s[len]) { /* bare: that many units */
+		if (scale)
+			return cfg_bad_value(c, k, syntax);
+		if (num <= UINT32_MAX)
+			ns = (uint64_t)num * unit_ns;
+	} else {
+		rc = units_time_get(s, UINT64_MAX, &ns);
+	}
+	if (rc == UNITS_EFRACTION || (rc == UNITS_OK && ns % unit_ns))
+		return cfg_fail(c, k->n->val,
+				"%s: not a whole number of %s (got '%s')",
+				k->path, unit_name, s);
+	if (rc == UNITS_ERANGE)
+		ns = UINT64_MAX;
+	else if (rc)
+		return cfg_bad_value(c, k, syntax);
+	if (ns / unit_ns < min || ns / unit_ns > max) {
+		units_time_text(lo, sizeof(lo), (uint64_t)min * unit_ns);
+		units_time_text(hi, sizeof(hi), (uint64_t)max * unit_ns);
+		return cfg_fail(c, k->n->val,
+				"%s: must be between %u and %u %s, %s to %s "
+				"(got '%s')",
+				k->path, min, max, unit_name, lo, hi, s);
+	}
+	*v = (uint32_t)(ns / unit_ns);
 	return 0;
 }
 

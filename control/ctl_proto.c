@@ -70,6 +70,12 @@ static const struct verb {
 static const char *const log_levels[] = {"err", "warn", "notice", "info",
 					 "debug"};
 
+void ctl_err_release(struct ctl_err *err)
+{
+	json_decref(err->details);
+	err->details = NULL;
+}
+
 void ctl_err_set(struct ctl_err *err, const char *code, const char *fmt, ...)
 {
 	va_list ap;
@@ -536,14 +542,23 @@ static json_t *ok_response(json_t *id, json_t *result)
 	return r;
 }
 
-/* {"ok":false,["id":id,]"error":{"code","message"}} */
-static json_t *error_response(json_t *id, const struct ctl_err *err)
+/* {"ok":false,["id":id,]"error":{"code","message"[,"details"]}}; takes
+ * err->details. */
+static json_t *error_response(json_t *id, struct ctl_err *err)
 {
 	json_t *r = response(false, id), *e;
 
 	e = json_pack("{s:o,s:o}", "code",
 		      ctl_json_text(err->code, sizeof(err->code)), "message",
 		      ctl_json_text(err->message, sizeof(err->message)));
+	if (err->details && !e)
+		json_decref(err->details);
+	else if (err->details &&
+		 json_object_set_new(e, "details", err->details)) {
+		json_decref(e);
+		e = NULL;
+	}
+	err->details = NULL;
 	if (!r || !e) {
 		json_decref(r);
 		json_decref(e);
@@ -730,12 +745,13 @@ char *ctl_session_handle(struct ctl_session *s, const char *line, size_t len,
 		}
 	}
 	json_decref(req);
+	ctl_err_release(&err);
 	return serialize(r);
 }
 
 char *ctl_session_too_long(struct ctl_session *s)
 {
-	struct ctl_err err;
+	struct ctl_err err = {0};
 
 	s->requests++;
 	ctl_err_set(&err, "too_long",

@@ -36,8 +36,10 @@
  *    or class that does not exist), "unknown_command", "handshake",
  *    "version", "too_long", "unavailable" (the daemon cannot answer that
  *    now, e.g. no snapshot), "internal", and whatever the backend returns
- *    ("invalid_config", "restart_required", ...). An error never closes the
- *    session, except handshake and version failures.
+ *    ("invalid_config", "restart_required", ...). An error may carry
+ *    "details", an array of strings (a refused file's further errors:
+ *    struct ctl_err.details). An error never closes the session, except
+ *    handshake and version failures.
  *
  * 3. Verbs and their "result":
  *    commands                 {"commands":["commands","status",...]}
@@ -97,7 +99,15 @@
 struct ctl_err {
 	char code[32];
 	char message[480];
+	/* NULL, or an array of strings sent as the error's "details" (the
+	 * further errors of a refused file); owned by the ctl_err until an
+	 * error response takes it, freed by whoever made the ctl_err
+	 * otherwise (ctl_err_release()). */
+	json_t *details;
 };
+
+/* Free err->details, if any. */
+void ctl_err_release(struct ctl_err *err);
 
 /* Fill an error: code, then a printf-style message (truncated). */
 void ctl_err_set(struct ctl_err *err, const char *code, const char *fmt, ...)

@@ -189,6 +189,27 @@ static void be_snapshot_free(void *ctx, struct stats_snapshot *s)
 	snapshot_free(s);
 }
 
+/* A refused file: the first error is the message (with how many more),
+ * each other one a line of err->details (and of the log, do_reload()). */
+static void refused_config(const struct config_error *cerr, struct ctl_err *err)
+{
+	if (cerr->found <= 1) {
+		ctl_err_set(err, "invalid_config", "%s", cerr->msg);
+		return;
+	}
+	ctl_err_set(err, "invalid_config", "%s (and %u more error%s)",
+		    cerr->msg, cerr->found - 1, cerr->found == 2 ? "" : "s");
+	err->details = json_array();
+	for (unsigned int i = 1; i < cerr->n; i++)
+		json_array_append_new(err->details,
+				      ctl_json_text(config_error_at(cerr, i),
+						    CONFIG_ERROR_LEN));
+	if (cerr->found > cerr->n)
+		json_array_append_new(err->details,
+				      json_sprintf("%u more errors not shown",
+						   cerr->found - cerr->n));
+}
+
 /* Load, validate, diff, apply. NULL + err when refused; else the result. */
 static json_t *do_reload(struct daemon *d, struct ctl_err *err)
 {
@@ -204,7 +225,7 @@ static json_t *do_reload(struct daemon *d, struct ctl_err *err)
 	d->reload.last_attempt_unix = unix_now();
 	next = config_load(d->path, true, &cerr);
 	if (!next) {
-		ctl_err_set(err, "invalid_config", "%s", cerr.msg);
+		refused_config(&cerr, err);
 		goto refused;
 	}
 	/* one diff: the reload decision (a cold key refuses the whole
@@ -262,6 +283,9 @@ refused:
 		 err->message);
 	log_err("reload refused, running configuration unchanged: %s",
 		err->message);
+	for (size_t i = 0; i < json_array_size(err->details); i++)
+		log_err("reload refused: %s",
+			json_string_value(json_array_get(err->details, i)));
 	return NULL;
 }
 
@@ -417,7 +441,7 @@ static void on_signal(struct ev_watch *w, int revents)
 {
 	struct daemon *d = w->arg;
 	struct signalfd_siginfo si;
-	struct ctl_err err;
+	struct ctl_err err = {0};
 	json_t *r;
 
 	while (read(d->sig_fd, &si, sizeof(si)) == sizeof(si)) {
@@ -425,6 +449,7 @@ static void on_signal(struct ev_watch *w, int revents)
 			log_info("SIGHUP: reloading %s", d->path);
 			r = do_reload(d, &err);
 			json_decref(r);
+			ctl_err_release(&err);
 		} else {
 			d->stopping = true;
 			d->stop_signal = (int)si.ssi_signo;

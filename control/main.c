@@ -4,10 +4,14 @@
  * check it, print it, or run the daemon (daemon.h).
  *
  *   xdplane -c FILE              run in the foreground, log to stderr
- *   xdplane --check -c FILE      validate FILE and exit (0 = valid)
+ *   xdplane --check -c FILE      validate FILE and exit (0 = valid): every
+ *                                error found, one file:line:col line each
  *   xdplane --dump-config -c F   print the effective configuration
+ *   --no-system-check            with either: on another host (no
+ *                                interfaces, users, kernel checked)
  *   xdplane --detach -c FILE     remove what a crashed daemon left on the
- *                                ports: its XDP programs, promiscuous mode
+ *                                ports: its XDP programs, promiscuous mode,
+ *                                VLAN tag stripping
  *
  * SIGHUP reloads the configuration (daemon.h). SIGINT and SIGTERM stop
  * cleanly: sockets leave the XSKMAPs, in-flight
@@ -61,8 +65,10 @@ static void usage(FILE *f)
 		"  -c, --config FILE   configuration (default " DEFAULT_CONFIG
 		")\n"
 		"  -t, --check         validate the configuration and exit\n"
-		"      --no-system-check  with --check: do not require the "
-		"interfaces, users and groups to exist\n"
+		"      --no-system-check  with --check or --dump-config: do "
+		"not require the\n"
+		"                      interfaces, users and groups to exist "
+		"(another host)\n"
 		"      --dump-config   print the effective configuration and "
 		"exit\n"
 		"      --detach        remove xdplane's XDP programs from the "
@@ -207,16 +213,33 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!system_check && !check && !dump) {
+		fprintf(stderr,
+			"xdplane: --no-system-check goes with --check or "
+			"--dump-config; the gateway itself needs its "
+			"interfaces\n");
+		usage(stderr);
+		return 2;
+	}
 
 	if (detach)
 		return detach_ports(path);
-	cfg = config_load(path, system_check || !check, &cerr);
+	cfg = config_load(path, system_check, &cerr);
 	if (!cfg && !check && !dump)
 		cfg = wait_for_ports(path, forced, &cerr, &rc);
 	if (!cfg) {
 		if (rc)
 			return rc;
-		fprintf(stderr, "%s\n", cerr.msg);
+		for (unsigned int i = 0; i < cerr.n; i++)
+			fprintf(stderr, "%s\n", config_error_at(&cerr, i));
+		if (cerr.found > cerr.n)
+			fprintf(stderr, "%s: %u more errors not shown\n", path,
+				cerr.found - cerr.n);
+		if (check)
+			fprintf(stderr,
+				"%s: configuration is invalid: %u "
+				"error%s\n",
+				path, cerr.found, cerr.found == 1 ? "" : "s");
 		return XDPLANE_EXIT_CONFIG;
 	}
 	/* what the running kernel cannot carry: refused before anything is

@@ -8,6 +8,7 @@
  */
 #include "units.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,29 +19,25 @@
 #define DEC_BIG 26 /* numbers above 10^26 are out of any range */
 #define EXACT_MAX (1ull << 53) /* whole numbers exact as doubles */
 
+/* tc's bit units (tc(8), "RATES"); matched without regard to case */
 static const struct units_unit rate_units[] = {
 	{"", 1},
 	{"bit", 1},
-	{"bps", 1},
 	{"kbit", 1000},
-	{"kbps", 1000},
 	{"mbit", 1000000},
-	{"mbps", 1000000},
 	{"gbit", 1000000000},
-	{"gbps", 1000000000},
 	{"tbit", 1000000000000},
-	{"tbps", 1000000000000},
+	{"kibit", 1ull << 10},
+	{"mibit", 1ull << 20},
+	{"gibit", 1ull << 30},
+	{"tibit", 1ull << 40},
 };
 
+/* matched exactly: a byte is B, never b (a bit) */
 static const struct units_unit size_units[] = {
-	{"", 1},
-	{"b", 1},
-	{"kb", 1000},
-	{"kib", 1024},
-	{"mb", 1000000},
-	{"mib", 1u << 20},
-	{"gb", 1000000000},
-	{"gib", 1u << 30},
+	{"", 1},	   {"B", 1},	      {"kB", 1000},
+	{"KB", 1000},	   {"MB", 1000000},   {"GB", 1000000000},
+	{"KiB", 1u << 10}, {"MiB", 1u << 20}, {"GiB", 1u << 30},
 };
 
 static const struct units_unit time_units[] = {
@@ -53,11 +50,13 @@ static const struct units_unit time_ns_units[] = {
 	{"ms", 1000000}, {"s", 1000000000},
 };
 
-const struct units_table units_rate = {rate_units, ARRAY_LEN(rate_units)};
-const struct units_table units_size = {size_units, ARRAY_LEN(size_units)};
-const struct units_table units_time = {time_units, ARRAY_LEN(time_units)};
+const struct units_table units_rate = {rate_units, ARRAY_LEN(rate_units),
+				       false};
+const struct units_table units_size = {size_units, ARRAY_LEN(size_units), true};
+const struct units_table units_time = {time_units, ARRAY_LEN(time_units),
+				       false};
 const struct units_table units_time_ns = {time_ns_units,
-					  ARRAY_LEN(time_ns_units)};
+					  ARRAY_LEN(time_ns_units), false};
 
 const char *units_strerror(int e)
 {
@@ -126,8 +125,9 @@ int units_parse(const char *s, const struct units_table *t, units_u128 *num,
 
 	if (!len)
 		return UNITS_ESYNTAX;
-	for (i = 0; i < t->n && strcasecmp(s + len, t->unit[i].name); i++)
-		;
+	for (i = 0; i < t->n; i++)
+		if (!(t->cased ? strcmp : strcasecmp)(s + len, t->unit[i].name))
+			break;
 	if (i == t->n)
 		return UNITS_ESYNTAX;
 	if (v > pow10_of(DEC_BIG))
@@ -163,6 +163,158 @@ int units_time_get(const char *s, uint64_t max, uint64_t *ns)
 		return UNITS_OK;
 	}
 	return units_get(s, &units_time, max, ns);
+}
+
+/* An optional prefix k, M, G or T (any case), then an optional i (1024s):
+ * its length, its letter in upper case ('\0': none) and its multiple. */
+static size_t unit_prefix(const char *u, char *letter, bool *iec,
+			  units_u128 *mult)
+{
+	static const char letters[] = "KMGT";
+	char up = (char)toupper((unsigned char)*u);
+	const char *at = up ? strchr(letters, up) : NULL;
+	unsigned int n;
+
+	*letter = '\0';
+	*iec = false;
+	*mult = 1;
+	if (!at)
+		return 0;
+	*letter = *at;
+	*iec = u[1] == 'i' || u[1] == 'I';
+	for (n = (unsigned int)(at - letters) + 1; n; n--)
+		*mult *= *iec ? 1024 : 1000;
+	return *iec ? 2 : 1;
+}
+
+/* v / 10^scale as a whole number up to UINT64_MAX into *out, if it is
+ * one. */
+static bool whole(units_u128 v, unsigned int scale, uint64_t *out)
+{
+	units_u128 p = pow10_of(scale);
+
+	if (v % p || v / p > UINT64_MAX)
+		return false;
+	*out = (uint64_t)(v / p);
+	return true;
+}
+
+bool units_rate_misread(const char *s, char *buf, size_t size)
+{
+	char letter, bits[64], eight[48], pre[3] = "";
+	unsigned int scale;
+	units_u128 num, mult;
+	size_t len = units_decimal(s, &num, &scale, NULL), pl;
+	const char *rest;
+	uint64_t bps;
+	bool iec;
+
+	if (!len)
+		return false;
+	pl = unit_prefix(s + len, &letter, &iec, &mult);
+	rest = s + len + pl;
+	if ((rest[0] != 'B' && rest[0] != 'b') || strcasecmp(rest + 1, "ps"))
+		return false;
+	/* the number as written, in bits: 100Mbit, 1kbit, 2Kibit */
+	pre[0] = letter == 'K' && !iec ? 'k' : letter;
+	pre[1] = letter && iec ? 'i' : '\0';
+	snprintf(bits, sizeof(bits), "%.*s%sbit", (int)len, s, pre);
+	if (num > pow10_of(DEC_BIG) || !whole(num * mult * 8, scale, &bps)) {
+		snprintf(buf, size,
+			 "'%.40s' is %sbytes per second%s; rates are in bits "
+			 "(8 to a byte), e.g. %s",
+			 s, rest[0] == 'b' ? "bits or " : "",
+			 rest[0] == 'b' ? " (tc)" : "", bits);
+		return true;
+	}
+	units_rate_text(eight, sizeof(eight), bps);
+	if (rest[0] == 'B')
+		snprintf(buf, size,
+			 "'%.40s' is bytes per second (%s); rates are in "
+			 "bits: write %s, or %s if bits were meant",
+			 s, eight, eight, bits);
+	else
+		snprintf(buf, size,
+			 "'%.40s' is bits per second to most (%s) but bytes "
+			 "per second to tc (%s); rates are in bits: write %s "
+			 "or %s",
+			 s, bits, eight, bits, eight);
+	return true;
+}
+
+bool units_size_misread(const char *s, char *buf, size_t size)
+{
+	char letter, as_bits[48], as_tc[48], write[112] = "", tmp[48];
+	unsigned int scale;
+	units_u128 num, mult, tc_mult = 1;
+	size_t len = units_decimal(s, &num, &scale, NULL), pl;
+	uint64_t bytes, milli;
+	const char *rest;
+	bool iec, tc;
+
+	if (!len)
+		return false;
+	pl = unit_prefix(s + len, &letter, &iec, &mult);
+	rest = s + len + pl;
+	if (!strcmp(rest, "b"))
+		tc = !iec; /* tc: b bytes, kb/mb/gb 1024s of bytes */
+	else if (!strcasecmp(rest, "bit") || !strcasecmp(rest, "bits"))
+		tc = false;
+	else
+		return false;
+	if (num > pow10_of(DEC_BIG)) {
+		snprintf(buf, size,
+			 "'%.40s' is bits; sizes are in bytes, e.g. 64KB or "
+			 "4MiB",
+			 s);
+		return true;
+	}
+	/* the bits as bytes: num * mult / 8 / 10^scale */
+	if (whole(num * mult, scale, &bytes) && !(bytes % 8)) {
+		bytes /= 8;
+		snprintf(as_bits, sizeof(as_bits), "%" PRIu64 " bytes", bytes);
+		units_size_text(write, sizeof(write), bytes);
+	} else if (scale + 3 <= 19 && whole(num * mult * 125, 0, &milli)) {
+		units_fixed_text(as_bits, sizeof(as_bits) - 6, milli,
+				 scale + 3);
+		strcat(as_bits, " bytes");
+	} else {
+		snprintf(as_bits, sizeof(as_bits), "not whole bytes");
+	}
+	if (tc) {
+		for (const char *l = "KMGT"; letter && *l; l++) {
+			tc_mult *= 1024;
+			if (*l == letter)
+				break;
+		}
+		if (letter)
+			snprintf(as_tc, sizeof(as_tc), "%.*s%ciB", (int)len, s,
+				 letter);
+		else
+			snprintf(as_tc, sizeof(as_tc), "%.*s bytes", (int)len,
+				 s);
+		if (whole(num * tc_mult, scale, &bytes)) {
+			if (letter)
+				snprintf(tmp, sizeof(tmp), "%s", as_tc);
+			else
+				units_size_text(tmp, sizeof(tmp), bytes);
+			len = strlen(write);
+			snprintf(write + len, sizeof(write) - len, "%s%s",
+				 len ? " or " : "", tmp);
+		}
+		snprintf(buf, size, "'%.40s' is bits (%s) but bytes to tc (%s)",
+			 s, as_bits, as_tc);
+	} else {
+		snprintf(buf, size, "'%.40s' is bits (%s)", s, as_bits);
+	}
+	len = strlen(buf);
+	if (*write)
+		snprintf(buf + len, size - len,
+			 "; sizes are in bytes: write %s", write);
+	else
+		snprintf(buf + len, size - len,
+			 "; sizes are in bytes, e.g. 64KB or 4MiB");
+	return true;
 }
 
 uint32_t units_share(units_u128 num, units_u128 den)

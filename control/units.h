@@ -54,11 +54,16 @@ struct units_unit {
 struct units_table {
 	const struct units_unit *unit;
 	size_t n;
+	bool cased; /* names matched exactly, not without regard to case */
 };
 
-/* bit/s: bit, kbit, Mbit, Gbit, Tbit (and bps, kbps, ...), or bare. */
+/* bit/s, tc's bit units without regard to case: bit, kbit, Mbit, Gbit,
+ * Tbit (1000s), Kibit, Mibit, Gibit, Tibit (1024s), or bare. No "bps":
+ * tc reads "Mbps" as megabytes per second, most people as megabits
+ * (units_rate_misread()). */
 extern const struct units_table units_rate;
-/* bytes: B, KB, MB, GB (1000s), KiB, MiB, GiB (1024s), or bare. */
+/* bytes, exactly as written: B, kB or KB, MB, GB (1000s), KiB, MiB, GiB
+ * (1024s), or bare. A lower-case b is a bit (units_size_misread()). */
 extern const struct units_table units_size;
 /* ns: ns, us (µs), ms, s. No bare number: "0" is units_time_get()'s. */
 extern const struct units_table units_time;
@@ -81,6 +86,14 @@ int units_get(const char *s, const struct units_table *t, uint64_t max,
 	      uint64_t *out);
 /* A time in whole ns up to max: units_time, and "0" without a unit. */
 int units_time_get(const char *s, uint64_t max, uint64_t *ns);
+
+/* A rate written in bytes per second ("100MBps", and "100Mbps", which
+ * tc reads as bytes, most people as bits) or a size written in bits
+ * ("4Mb", which tc reads as 4 MiB; "64kbit"): true, and in buf one
+ * sentence that quotes s, names its readings in the right unit and what
+ * to write instead. false for anything else (not such a spelling). */
+bool units_rate_misread(const char *s, char *buf, size_t size);
+bool units_size_misread(const char *s, char *buf, size_t size);
 
 /* num / den (<= 1) in parts of UNITS_SHARE_ONE, the nearest, halves up. */
 uint32_t units_share(units_u128 num, units_u128 den);

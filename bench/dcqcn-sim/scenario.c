@@ -77,7 +77,7 @@ enum key_id {
 enum key_mode { M_ANY, M_CLOSED, M_SCRIPTED };
 
 #define E_TIME "a time such as 55us, 1.5ms or 300ns"
-#define E_RATE "a rate such as 40Gbit, 2.5Gbps or 100Mbit"
+#define E_RATE "a rate such as 40Gbit, 2.5Gbit or 100Mbit"
 #define E_SIZE "a size such as 5KB, 10MB, 64KiB or 1000 (bytes)"
 #define E_PROB "a probability such as 1% or 0.01"
 
@@ -293,6 +293,14 @@ static int bad_value(struct ctx *c, const struct yaml_loc_node *n,
 static int unit_fail(struct ctx *c, const struct yaml_loc_node *n,
 		     const char *what, int rc)
 {
+	char why[256];
+
+	/* a rate in bytes per second or a size in bits: say what it reads
+	 * as (the two spellings never overlap) */
+	if (rc == UNIT_ESYNTAX &&
+	    (units_rate_misread(n->text, why, sizeof(why)) ||
+	     units_size_misread(n->text, why, sizeof(why))))
+		return fail(c, n, false, "%s", why);
 	return bad_value(c, n, what,
 			 rc == UNIT_ESYNTAX ? NULL : unit_strerror(rc));
 }

@@ -495,7 +495,7 @@ static void test_units(void **state)
 
 	assert_int_equal(unit_rate("40Gbit", &d), 0);
 	assert_true(d == 40e9);
-	assert_int_equal(unit_rate("2.5gbps", &d), 0);
+	assert_int_equal(unit_rate("2.5gbit", &d), 0);
 	assert_true(d == 2.5e9);
 	assert_int_equal(unit_rate("100Mbit", &d), 0);
 	assert_true(d == 100e6);
@@ -563,6 +563,15 @@ static void test_scenario_errors(void **state)
 		 "t:4:1: bogus: unknown key; one of: profile, line_rate, "},
 		{"line_rate: 40Gbi\nduration: 1ms\nflows: [{}]\n",
 		 "t:1:12: line_rate: expected a rate such as 40Gbit"},
+		{"line_rate: 5GBps\nduration: 1ms\nflows: [{}]\n",
+		 "t:1:12: line_rate: '5GBps' is bytes per second (40Gbit); "
+		 "rates are in bits: write 40Gbit, or 5Gbit if bits were "
+		 "meant"},
+		{HEAD
+		 "bottleneck: {rate: 40Gbit, kmin: 5Kb, kmax: 200KB, pmax: "
+		 "1%, feedback_delay: 50us}\nflows: [{}]\n",
+		 "t:3:34: bottleneck.kmin: '5Kb' is bits (625 bytes) but bytes "
+		 "to tc (5KiB); sizes are in bytes: write 625 or 5KiB"},
 		{"duration: 1ms\nflows: [{}]\n", "t:1:1: line_rate missing"},
 		{"line_rate: 40Gbit\nflows: [{}]\n", "t:1:1: duration missing"},
 		{HEAD "flows: [{cnp: [0us]}]\nprofile: dcqcn\n",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * units.h - the values of a dcqcn-sim scenario written with their units:
- * rates ("40Gbit", "2.5Gbps", "100Mbit"), times ("55us", "1.5ms", "300ns"),
+ * rates ("40Gbit", "2.5Gbit", "100Mbit"), times ("55us", "1.5ms", "300ns"),
  * sizes ("5KB", "10MB", "64KiB", "1000"), probabilities ("1%", "0.01"),
  * non-negative reals ("0.5", "1/256"), counts and booleans.
  *

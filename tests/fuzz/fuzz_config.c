@@ -96,11 +96,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&err, 0, sizeof(err));
 	cfg = config_load_string(NAME, yaml, false, &err);
 	if (!cfg) {
-		check_error(err.msg);
+		CHECK(err.n >= 1 && err.n <= CONFIG_ERRORS_MAX &&
+		      err.found >= err.n);
+		for (unsigned int i = 0; i < err.n; i++)
+			check_error(config_error_at(&err, i));
 		memset(&err2, 0, sizeof(err2));
 		again = config_load_string(NAME, yaml, false, &err2);
 		CHECK(again == NULL);
-		CHECK(strcmp(err.msg, err2.msg) == 0);
+		CHECK(err.found == err2.found && err.n == err2.n);
+		for (unsigned int i = 0; i < err.n; i++)
+			CHECK(strcmp(config_error_at(&err, i),
+				     config_error_at(&err2, i)) == 0);
 		free(yaml);
 		return 0;
 	}

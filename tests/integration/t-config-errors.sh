@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Misconfiguration is refused, before anything is touched, with an error
 # that names the file, the line and column, and the key; exit status != 0.
+# A file with several independent errors gets all of them (--check), and
+# --dump-config --no-system-check reads a file meant for another host.
 # An MTU larger than a UMEM frame can carry is refused at start with a
 # message that says what to change.
 set -euo pipefail
@@ -55,6 +57,45 @@ expect_error mtu "gw0: MTU 40000 needs 23 frames .*lower the MTU to 30442" -c "$
 	tb_fail "the MTU refusal left an XDP program attached"
 [ "$(ip -n "$TB_GW" -j link show gw0 | jq '.[0].mtu')" = 1500 ] ||
 	tb_fail "the MTU refusal changed the interface's MTU"
+
+# 5. Every independent error, each at its file:line:col, then exit 78: a
+# rate in bytes per second (line 3), an unknown key (line 4), a time out
+# of range (line 6), a listener that is no address (line 7).
+tb_config "$TB_DIR/three.yaml" "queus: 2" "poll:" "  busy_us: 20ms" \
+	"control: {socket: \"$TB_DIR/three.sock\", metrics_listen: nowhere}"
+sed -i 's/^  - interface: gw1$/  - {interface: gw1, rate: 100MBps}/' "$TB_DIR/three.yaml"
+rc=0
+tb_exec GW "$XD" --check -c "$TB_DIR/three.yaml" >"$TB_DIR/three.out" 2>&1 || rc=$?
+[ $rc -eq 78 ] || tb_fail "every-error: exit $rc, want 78: $(cat "$TB_DIR/three.out")"
+for pat in "three.yaml:4:1: unknown key 'queus' \(did you mean 'queues'\?\)" \
+	"three.yaml:6:12: poll.busy_us: must be between 0 and 10000 microseconds" \
+	"three.yaml:3:[0-9]+: ports\[1\]\.rate: '100MBps' is bytes per second \(800Mbit\)" \
+	"three.yaml:7:[0-9]+: control.metrics_listen: 'nowhere' is not an IPv4 address" \
+	"three.yaml: configuration is invalid: 4 errors"; do
+	grep -Eq "$pat" "$TB_DIR/three.out" ||
+		tb_fail "every-error: no line '$pat' in: $(cat "$TB_DIR/three.out")"
+done
+[ "$(wc -l <"$TB_DIR/three.out")" -eq 5 ] ||
+	tb_fail "every-error: want 4 errors and the summary: $(cat "$TB_DIR/three.out")"
+tb_pass "every-error: --check reports all 4 errors with their positions, exit 78"
+
+# 6. --dump-config for another host: --no-system-check skips the
+# interfaces there as it does for --check; without it the missing
+# interface is an error; the daemon itself refuses the option.
+tb_config "$TB_DIR/offbox.yaml"
+sed -i 's/gw0/eth7/; s/gw1/eth8/' "$TB_DIR/offbox.yaml"
+rc=0
+tb_exec GW "$XD" --dump-config --no-system-check -c "$TB_DIR/offbox.yaml" >"$TB_DIR/offbox.out" 2>&1 || rc=$?
+[ $rc -eq 0 ] && grep -q "interface: 'eth8'" "$TB_DIR/offbox.out" ||
+	tb_fail "dump-offbox: exit $rc: $(head -n3 "$TB_DIR/offbox.out")"
+tb_pass "dump-offbox: --dump-config --no-system-check prints a file for another host"
+expect_error dump-onbox "offbox.yaml:2:[0-9]+: ports\[0\]\.interface: no such interface 'eth7'" \
+	--dump-config -c "$TB_DIR/offbox.yaml"
+rc=0
+tb_exec GW "$XD" --no-system-check -c "$TB_DIR/offbox.yaml" >"$TB_DIR/nosys-run.out" 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q "no-system-check goes with --check or --dump-config" "$TB_DIR/nosys-run.out" ||
+	tb_fail "nosys-run: exit $rc: $(cat "$TB_DIR/nosys-run.out")"
+tb_pass "nosys-run: the daemon refuses --no-system-check (exit 2, with the reason)"
 
 # A valid file passes --check.
 tb_config "$TB_DIR/good.yaml"

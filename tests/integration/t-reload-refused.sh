@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Reloads that must be refused, under traffic: a file with a bad value, a
-# file that is not YAML, and files that change cold keys (a port, the queue
-# count, the UMEM). Each is refused with its reason -- file:line:col for an
+# Reloads that must be refused, under traffic: a file with a bad value, one
+# with three independent errors (all three reported), a file that is not
+# YAML, and files that change cold keys (a port, the queue count, the
+# UMEM). Each is refused with its reason -- file:line:col for an
 # invalid file, "restart required: <keys>" for a cold change -- through
 # `xdplanectl reload` (exit 1) and through SIGHUP (logged); the generation
 # and the running configuration stay as they were, and a sequenced UDP
@@ -68,6 +69,17 @@ refuse() {
 
 good | sed 's/rate: 500Mbit/rate: 500 parsecs/' >"$CFG"
 refuse bad-rate invalid_config "gw.yaml:4:11: ports[1].rate"
+# three independent errors: all three, in the order of the file, in the
+# answer (the first as its message, the others as details) and the log
+{ good | sed 's/rate: 500Mbit/rate: 500MBps/'; echo "queus: 2"; echo "poll: {busy_us: 20ms}"; } >"$CFG"
+refuse three-errors invalid_config "gw.yaml:13:17: poll.busy_us: must be between 0 and 10000 microseconds"
+for want in "gw.yaml:4:11: ports[1].rate: '500MBps' is bytes per second (4Gbit)" \
+	"(and 2 more errors)" "gw.yaml:12:1: unknown key 'queus'"; do
+	grep -qF "$want" "$TB_DIR/three-errors.err" ||
+		tb_fail "three-errors: no '$want' in the answer: $(cat "$TB_DIR/three-errors.err")"
+	grep 'reload refused' "$TB_DIR/gw.log" | tail -n3 | grep -qF "$want" ||
+		tb_fail "three-errors: no '$want' in the log: $(grep 'reload refused' "$TB_DIR/gw.log" | tail -n3)"
+done
 printf 'ports: [\n  - interface: gw0\n' >"$CFG"
 refuse not-yaml invalid_config "gw.yaml:"
 good | sed 's/class: roce, match/class: nope, match/' >"$CFG"

@@ -107,10 +107,23 @@ static const struct bad_case bad_cases[] = {
 	{"queues_set_channels_word", PORTS "queues_set_channels: yes\n",
 	 "t.yaml:4:22: ", "queues_set_channels: "},
 	{"busy_us", PORTS "poll:\n  busy_us: 10001\n", "t.yaml:5:12: ",
-	 "poll.busy_us: must be between 0 and 10000 microseconds (got 10001)"},
+	 "poll.busy_us: must be between 0 and 10000 microseconds, 0 to 10ms "
+	 "(got '10001')"},
 	{"coalesce_us", PORTS "poll:\n  coalesce_us: 1001\n", "t.yaml:5:16: ",
-	 "poll.coalesce_us: must be between 0 and 1000 microseconds (got "
-	 "1001)"},
+	 "poll.coalesce_us: must be between 0 and 1000 microseconds, 0 to 1ms "
+	 "(got '1001')"},
+	{"coalesce_us_unit", PORTS "poll:\n  coalesce_us: 1.5ms\n",
+	 "t.yaml:5:16: ",
+	 "poll.coalesce_us: must be between 0 and 1000 microseconds, 0 to 1ms "
+	 "(got '1.5ms')"},
+	{"busy_us_fraction", PORTS "poll:\n  busy_us: 1500ns\n",
+	 "t.yaml:5:12: ",
+	 "poll.busy_us: not a whole number of microseconds (got '1500ns')"},
+	{"busy_us_bare_fraction", PORTS "poll:\n  busy_us: 1.5\n",
+	 "t.yaml:5:12: ",
+	 "poll.busy_us: expected a time: a number with a unit ns, us, ms or "
+	 "s, e.g. 55us, 0.5ms or 1s, or a plain number of microseconds (got "
+	 "'1.5')"},
 	{"batch_zero", PORTS "poll:\n  batch: 0\n", "t.yaml:5:10: ",
 	 "poll.batch: must be between 1 and 256 descriptors (got 0)"},
 	{"batch_257", PORTS "poll:\n  batch: 257\n", "t.yaml:5:10: ",
@@ -143,8 +156,9 @@ static const struct bad_case bad_cases[] = {
 	 "t.yaml:5:10: ", "poll.batch: expected a plain decimal number"},
 	{"type_octal", PORTS "poll:\n  batch: 010\n",
 	 "t.yaml:5:10: ", "poll.batch: expected a plain decimal number"},
-	{"type_negative", PORTS "poll: {busy_us: -1}\n",
-	 "t.yaml:4:17: ", "poll.busy_us: expected a plain decimal number"},
+	{"type_negative", PORTS "poll: {busy_us: -1}\n", "t.yaml:4:17: ",
+	 "poll.busy_us: expected a time: a number with a "
+	 "unit ns, us, ms or s"},
 	{"type_empty", PORTS "poll:\n  batch:\n", "t.yaml:5:9: ",
 	 "poll.batch: expected a plain decimal number from 0 to 4294967295 "
 	 "(got nothing)"},
@@ -665,9 +679,153 @@ static void test_names(void **state)
 
 #define N_BAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
 
+/* Every independent error of a file, each at its position, in the order
+ * of the file. */
+struct every_case {
+	const char *name, *yaml;
+	unsigned int found;
+	const char *msgs[5];
+};
+
+static const struct every_case every_cases[] = {
+	/* three independent errors: an unknown key (schema), a number out
+	 * of range (numbers), a rate in bytes (port shapers) */
+	{"three",
+	 "ports:\n"
+	 "  - interface: eth1\n"
+	 "    rate: 100MBps\n"
+	 "  - interface: eth2\n"
+	 "queus: 4\n"
+	 "poll:\n"
+	 "  busy_us: 20ms\n",
+	 3,
+	 {"t.yaml:3:11: ports[0].rate: '100MBps' is bytes per second "
+	  "(800Mbit); rates are in bits: write 800Mbit, or 100Mbit if bits "
+	  "were meant",
+	  "t.yaml:5:1: unknown key 'queus' (did you mean 'queues'?)",
+	  "t.yaml:7:12: poll.busy_us: must be between 0 and 10000 "
+	  "microseconds, 0 to 10ms (got '20ms')"}},
+	/* the keys of one section are independent too: each number key,
+	 * each of the daemon's keys */
+	{"numbers_and_daemon",
+	 PORTS "rings: {fill: 100, tx: 32}\n"
+	       "control: {socket: relative.sock, metrics_listen: nowhere}\n",
+	 4,
+	 {"t.yaml:4:15: rings.fill: must be a power of two from 64 to 65536 "
+	  "descriptors (got 100); try 64 or 128",
+	  "t.yaml:4:24: rings.tx: must be a power of two from 64 to 65536 "
+	  "descriptors (got 32); try 64",
+	  "t.yaml:5:19: control.socket: expected an absolute path of at most "
+	  "107 bytes, e.g. /run/xdplane/control.sock, or '' for no control "
+	  "socket (got 'relative.sock')",
+	  "t.yaml:5:50: control.metrics_listen: 'nowhere' is not an IPv4 "
+	  "address (got 'nowhere'); write a numeric address such as "
+	  "127.0.0.1, host names are not resolved"}},
+	/* each rule on its own, and default_class */
+	{"rules",
+	 QPORTS "rules:\n"
+		"  - {class: nope, match: {proto: udp}}\n"
+		"  - {class: default, match: {dport: 99999}}\n"
+		"  - {match: {proto: tcp}}\n"
+		"default_class: nada\n",
+	 4,
+	 {"t.yaml:7:13: rules[0].class: no class named 'nope'; the classes "
+	  "are: "
+	  "default",
+	  "t.yaml:8:37: rules[1].match.dport: expected a port number "
+	  "0..65535 or an inclusive range lo-hi, e.g. 2049 or 1000-2000 (got "
+	  "'99999')",
+	  "t.yaml:9:5: rules[2].class: required key is missing; add 'class: "
+	  "NAME' to this rule",
+	  "t.yaml:10:16: default_class: no class named 'nada'; the classes "
+	  "are: default"}},
+	/* a value of the wrong type stops the checks between keys (the
+	 * sections read the values as the schema promised them); the other
+	 * schema errors are all reported */
+	{"type_stops_sections",
+	 "ports:\n"
+	 "  - interface: eth1\n"
+	 "    rate: 100MBps\n"
+	 "  - interface: eth2\n"
+	 "rings: {fill: lots}\n"
+	 "qeues: 2\n",
+	 2,
+	 {"t.yaml:5:15: rings.fill: expected a plain decimal number",
+	  "t.yaml:6:1: unknown key 'qeues' (did you mean 'queues'?)"}},
+	/* nothing under an unknown key is reported; no error follows from
+	 * another: a refused class list leaves dcqcn unchecked */
+	{"no_follow_ups",
+	 CLS("    ceil: 100MBps\n") "dcqcn: {min_rate: 1GBps}\n"
+				    "colour: {hue: red, shade: dark}\n",
+	 2,
+	 {"t.yaml:8:11: classes[0].ceil: '100MBps' is bytes per second "
+	  "(800Mbit)",
+	  "t.yaml:11:1: unknown key 'colour'"}},
+};
+
+static void test_every_error(void **state)
+{
+	const struct every_case *c;
+	struct config_error err = {.msg = ""};
+	const char *got;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(every_cases) / sizeof(every_cases[0]);
+	     i++) {
+		c = &every_cases[i];
+		if (load(c->yaml, &err))
+			fail_msg("%s: loaded", c->name);
+		assert_int_equal(err.found, c->found);
+		assert_int_equal(err.n, c->found);
+		for (unsigned int j = 0; j < c->found; j++) {
+			got = config_error_at(&err, j);
+			if (strncmp(got, c->msgs[j], strlen(c->msgs[j])))
+				fail_msg("%s[%u]:\n got: %s\nwant: %s...",
+					 c->name, j, got, c->msgs[j]);
+		}
+	}
+}
+
+/* At most CONFIG_ERRORS_MAX messages are kept; all are counted. */
+static void test_error_cap(void **state)
+{
+	struct config_error err = {.msg = ""};
+	struct xdplane_config *cfg;
+	char yaml[2048] = PORTS;
+	size_t len;
+
+	(void)state;
+	for (unsigned int i = 0; i < CONFIG_ERRORS_MAX + 5; i++) {
+		len = strlen(yaml);
+		snprintf(yaml + len, sizeof(yaml) - len, "junk%u: 1\n", i);
+	}
+	assert_null(load(yaml, &err));
+	assert_int_equal(err.found, CONFIG_ERRORS_MAX + 5);
+	assert_int_equal(err.n, CONFIG_ERRORS_MAX);
+	assert_string_equal(err.msg, "t.yaml:4:1: unknown key 'junk0'; the "
+				     "keys at the top are: ports, queues, "
+				     "queues_set_channels, xdp_mode, "
+				     "bind_mode, failure_mode, rings, umem, "
+				     "poll, workers, overhead, classes, "
+				     "rules, default_class, malformed, "
+				     "dcqcn, pfc, control, user, group, "
+				     "log_level");
+	assert_true(!strncmp(config_error_at(&err, CONFIG_ERRORS_MAX - 1),
+			     "t.yaml:23:1: unknown key 'junk19'", 33));
+	/* a successful load clears it */
+	cfg = config_load_string("t.yaml", PORTS, false, &err);
+	assert_non_null(cfg);
+	config_free(cfg);
+	assert_int_equal(err.found, 0);
+	assert_int_equal(err.n, 0);
+	assert_string_equal(err.msg, "");
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_every_error),
+		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_zeros_kept),

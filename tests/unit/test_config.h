@@ -223,7 +223,7 @@ TC_UNUSED static const char qos_full[] =
 	"    ecn: {kmin: 0, kmax: 1.5KiB, pmax: 0.01}\n"
 	"  - name: default\n"
 	"    ceil: 2500000\n"
-	"    min: 1mbps\n"
+	"    min: 1Mbit\n"
 	"rules:\n"
 	"  - class: cnp\n"
 	"    match:\n"

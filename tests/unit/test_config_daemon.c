@@ -86,14 +86,16 @@ static const struct bad_case bad_cases[] = {
 	{"stats_interval_low", CONTROL("stats_interval_ms: 99"),
 	 "t.yaml:5:22: ",
 	 "control.stats_interval_ms: must be between 100 and 60000 "
-	 "milliseconds (got 99)"},
+	 "milliseconds, 100ms to 60s (got '99')"},
 	{"stats_interval_high", CONTROL("stats_interval_ms: 60001"),
 	 "t.yaml:5:22: ",
 	 "control.stats_interval_ms: must be between 100 and 60000 "
-	 "milliseconds (got 60001)"},
-	{"stats_interval_word", CONTROL("stats_interval_ms: 1s"),
+	 "milliseconds, 100ms to 60s (got '60001')"},
+	{"stats_interval_word", CONTROL("stats_interval_ms: often"),
 	 "t.yaml:5:22: ",
-	 "control.stats_interval_ms: expected a plain decimal number"},
+	 "control.stats_interval_ms: expected a time: a number with a unit "
+	 "ns, us, ms or s, e.g. 55us, 0.5ms or 1s, or a plain number of "
+	 "milliseconds (got 'often')"},
 	{"control_unknown", CONTROL("sockt: /x"), "t.yaml:5:3: ",
 	 "unknown key 'control.sockt' (did you mean 'control.socket'?)"},
 	{"control_scalar", PORTS "control: on\n", "t.yaml:4:10: ",

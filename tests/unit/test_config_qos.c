@@ -12,8 +12,9 @@ static const struct bad_case bad_cases[] = {
 	/* QoS: port shapers */
 	{"qos_rate_syntax", PORT_RATE("fast"), "t.yaml:3:11: ",
 	 "ports[0].rate: expected a rate in bits/s: a number with an optional "
-	 "unit bit, kbit, Mbit, Gbit or Tbit (also bps, kbps, Mbps, Gbps, "
-	 "Tbps), e.g. 100Gbit, 1.5Gbit or 800Mbit (got 'fast')"},
+	 "unit bit, kbit, Mbit, Gbit or Tbit (1000s) or Kibit, Mibit, Gibit, "
+	 "Tibit (1024s), as tc writes them, e.g. 100Gbit, 1.5Gbit or 800Mbit "
+	 "(got 'fast')"},
 	{"qos_rate_pct_on_port", PORT_RATE("50%"),
 	 "t.yaml:3:11: ", "ports[0].rate: expected a rate in bits/s"},
 	{"qos_rate_leading_zero", PORT_RATE("01Gbit"),
@@ -43,7 +44,8 @@ static const struct bad_case bad_cases[] = {
 	 "(got '5GB')"},
 	{"qos_size_syntax", PORT_BURST("64K"), "t.yaml:3:12: ",
 	 "ports[0].burst: expected a size in bytes: a number with an optional "
-	 "unit KB, MB, GB (1000s) or KiB, MiB, GiB (1024s), e.g. 64KB or 4MiB "
+	 "unit B, KB, MB, GB (1000s) or KiB, MiB, GiB (1024s), e.g. 64KB or "
+	 "4MiB "
 	 "(got '64K')"},
 	{"qos_overhead", QPORTS "overhead: 257\n", "t.yaml:6:11: ",
 	 "overhead: must be between 0 and 256 bytes (got 257)"},
@@ -86,8 +88,9 @@ static const struct bad_case bad_cases[] = {
 	 "ceiling"},
 	{"qos_ceil_syntax", CLS("    ceil: 1.5Gbitz\n"), "t.yaml:8:11: ",
 	 "classes[0].ceil: expected a rate in bits/s: a number with an "
-	 "optional unit bit, kbit, Mbit, Gbit or Tbit (also bps, kbps, Mbps, "
-	 "Gbps, Tbps), e.g. 100Gbit, 1.5Gbit or 800Mbit, or a percentage of "
+	 "optional unit bit, kbit, Mbit, Gbit or Tbit (1000s) or Kibit, Mibit, "
+	 "Gibit, Tibit (1024s), as tc writes them, e.g. 100Gbit, 1.5Gbit or "
+	 "800Mbit, or a percentage of "
 	 "the port rate, e.g. 5% (got '1.5Gbitz')"},
 	{"qos_min_above_ceil", CLS("    ceil: 20Gbit\n    min: 30Gbit\n"),
 	 "t.yaml:9:10: ",
@@ -623,17 +626,18 @@ static void test_qos_units(void **state)
 		{"rate", "100kbit", 100000},
 		{"rate", "999bit", 999},
 		{"rate", "2500000", 2500000},
-		{"rate", "1Gbps", 1000000000},
-		{"rate", "10mbps", 10000000},
+		{"rate", "10mbit", 10000000},
+		{"rate", "1Kibit", 1024},
+		{"rate", "2Gibit", 2147483648ull},
 		{"rate", "5GBIT", 5000000000ull},
 		{"rate", "0.5Gbit", 500000000},
 		{"rate", "1.234567891Gbit", 1234567891},
-		{"rate", "2.5kbps", 2500},
+		{"rate", "2.5kbit", 2500},
 		{"rate", "10Tbit", 10000000000000ull},
 		{"rate", "10000Gbit", 10000000000000ull},
 		{"burst", "64KB", 64000},
 		{"burst", "64KiB", 65536},
-		{"burst", "64kb", 64000},
+		{"burst", "64kB", 64000},
 		{"burst", "1MB", 1000000},
 		{"burst", "1MiB", 1048576},
 		{"burst", "1GB", 1000000000},

@@ -6,6 +6,8 @@
  * codes, the printers reading back what they print, the prefix messages;
  * and the configuration keys whose behaviour the shared parser decides.
  */
+#include <inttypes.h>
+
 #include "prefix.h"
 #include "units.h"
 #include "test_config.h"
@@ -17,8 +19,10 @@ static void test_units_whole(void **state)
 	(void)state;
 	assert_int_equal(units_get("1.5Gbit", &units_rate, UINT64_MAX, &v), 0);
 	assert_true(v == 1500000000ull);
-	assert_int_equal(units_get("5GBPS", &units_rate, UINT64_MAX, &v), 0);
+	assert_int_equal(units_get("5GBIT", &units_rate, UINT64_MAX, &v), 0);
 	assert_true(v == 5000000000ull);
+	assert_int_equal(units_get("2Mibit", &units_rate, UINT64_MAX, &v), 0);
+	assert_true(v == 2097152);
 	assert_int_equal(units_get("1.5bit", &units_rate, UINT64_MAX, &v),
 			 UNITS_EFRACTION);
 	assert_int_equal(
@@ -208,6 +212,195 @@ static void test_prefix(void **state)
 	assert_true(prefix_parse("::/0", &p, &host) && !host);
 }
 
+/* The unit grammar: tc's bit units for rates, any case; B for bytes,
+ * exactly; every bytes-per-second and bit spelling refused. */
+static void test_units_spellings(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t v;
+	} rates[] =
+		{
+			{"100Mbit", 100000000}, {"100mbit", 100000000},
+			{"100MBIT", 100000000}, {"1kbit", 1000},
+			{"1Kbit", 1000},	{"1Kibit", 1024},
+			{"1gibit", 1073741824}, {"1Tibit", 1099511627776ull},
+			{"1500", 1500},		{"1500bit", 1500},
+		},
+	  sizes[] = {
+		  {"1500", 1500},   {"1500B", 1500},   {"64kB", 64000},
+		  {"64KB", 64000},  {"4MB", 4000000},  {"1GB", 1000000000},
+		  {"64KiB", 65536}, {"4MiB", 4194304}, {"1GiB", 1073741824},
+	  };
+	static const char *const bad_rates[] = {
+		"100Mbps", "100MBps", "100mbps", "1Gbps", "1GBPS",  "100bps",
+		"100Bps",  "100KBps", "1kibps",	 "100MB", "100KiB",
+	};
+	static const char *const bad_sizes[] = {
+		"4Mb",	 "4mb",	   "64kb", "64Kb",  "1500b", "1gb", "4Mib",
+		"64kib", "10kbit", "8bit", "1Mbit", "4mB",   "1mb", "64k",
+	};
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		v = 0;
+		if (units_get(rates[i].text, &units_rate, UINT64_MAX, &v) ||
+		    v != rates[i].v)
+			fail_msg("rate %s: %" PRIu64, rates[i].text, v);
+	}
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		v = 0;
+		if (units_get(sizes[i].text, &units_size, UINT64_MAX, &v) ||
+		    v != sizes[i].v)
+			fail_msg("size %s: %" PRIu64, sizes[i].text, v);
+	}
+	for (size_t i = 0; i < sizeof(bad_rates) / sizeof(bad_rates[0]); i++)
+		if (units_get(bad_rates[i], &units_rate, UINT64_MAX, &v) !=
+		    UNITS_ESYNTAX)
+			fail_msg("rate %s: accepted", bad_rates[i]);
+	for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); i++)
+		if (units_get(bad_sizes[i], &units_size, UINT64_MAX, &v) !=
+		    UNITS_ESYNTAX)
+			fail_msg("size %s: accepted", bad_sizes[i]);
+}
+
+/* What a refused spelling is told: both readings and what to write. */
+static void test_units_misread(void **state)
+{
+	static const struct {
+		bool rate;
+		const char *text, *msg;
+	} cases[] = {
+		{true, "100MBps",
+		 "'100MBps' is bytes per second (800Mbit); rates are in "
+		 "bits: write 800Mbit, or 100Mbit if bits were meant"},
+		{true, "1.5GBps",
+		 "'1.5GBps' is bytes per second (12Gbit); rates are in bits: "
+		 "write 12Gbit, or 1.5Gbit if bits were meant"},
+		{true, "100Bps",
+		 "'100Bps' is bytes per second (800bit); rates are in bits: "
+		 "write 800bit, or 100bit if bits were meant"},
+		{true, "100Mbps",
+		 "'100Mbps' is bits per second to most (100Mbit) but bytes "
+		 "per second to tc (800Mbit); rates are in bits: write "
+		 "100Mbit or 800Mbit"},
+		{true, "25gbps",
+		 "'25gbps' is bits per second to most (25Gbit) but bytes per "
+		 "second to tc (200Gbit); rates are in bits: write 25Gbit or "
+		 "200Gbit"},
+		{true, "10kbps",
+		 "'10kbps' is bits per second to most (10kbit) but bytes per "
+		 "second to tc (80kbit); rates are in bits: write 10kbit or "
+		 "80kbit"},
+		{true, "1Kibps",
+		 "'1Kibps' is bits per second to most (1Kibit) but bytes per "
+		 "second to tc (8.192kbit); rates are in bits: write 1Kibit or "
+		 "8.192kbit"},
+		{false, "4Mb",
+		 "'4Mb' is bits (500000 bytes) but bytes to tc (4MiB); sizes "
+		 "are in bytes: write 500KB or 4MiB"},
+		{false, "64kb",
+		 "'64kb' is bits (8000 bytes) but bytes to tc (64KiB); sizes "
+		 "are in bytes: write 8KB or 64KiB"},
+		{false, "1500b",
+		 "'1500b' is bits (187.5 bytes) but bytes to tc (1500 bytes); "
+		 "sizes are in bytes: write 1500"},
+		{false, "10kbit",
+		 "'10kbit' is bits (1250 bytes); sizes are in bytes: write "
+		 "1250"},
+		{false, "4Mib",
+		 "'4Mib' is bits (524288 bytes); sizes are in bytes: write "
+		 "512KiB"},
+		{false, "1bit",
+		 "'1bit' is bits (0.125 bytes); sizes are in bytes, e.g. 64KB "
+		 "or 4MiB"},
+	};
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf[0] = '\0';
+		if (!(cases[i].rate ? units_rate_misread : units_size_misread)(
+			    cases[i].text, buf, sizeof(buf)))
+			fail_msg("%s: not explained", cases[i].text);
+		assert_string_equal(buf, cases[i].msg);
+	}
+	/* not a misreading: left to the caller's syntax message */
+	assert_false(units_rate_misread("100MB", buf, sizeof(buf)));
+	assert_false(units_rate_misread("fast", buf, sizeof(buf)));
+	assert_false(units_size_misread("4MB", buf, sizeof(buf)));
+	assert_false(units_size_misread("64K", buf, sizeof(buf)));
+}
+
+/* The messages at the keys, with their positions; every time key reads
+ * the same units, and the keys named for a unit take a bare number of
+ * it. */
+static const struct bad_case spelling_bad[] = {
+	{"rate_bytes", PORT_RATE("100MBps"), "t.yaml:3:11: ",
+	 "ports[0].rate: '100MBps' is bytes per second (800Mbit); rates are "
+	 "in bits: write 800Mbit, or 100Mbit if bits were meant"},
+	{"rate_bps", PORT_RATE("100Mbps"), "t.yaml:3:11: ",
+	 "ports[0].rate: '100Mbps' is bits per second to most (100Mbit) but "
+	 "bytes per second to tc (800Mbit); rates are in bits: write 100Mbit "
+	 "or 800Mbit"},
+	{"ceil_bytes", CLS("    ceil: 1GBps\n"), "t.yaml:8:11: ",
+	 "classes[0].ceil: '1GBps' is bytes per second (8Gbit); rates are in "
+	 "bits: write 8Gbit, or 1Gbit if bits were meant"},
+	{"limit_bits", CLS("    limit_bytes: 4Mb\n"), "t.yaml:8:18: ",
+	 "classes[0].limit_bytes: '4Mb' is bits (500000 bytes) but bytes to "
+	 "tc (4MiB); sizes are in bytes: write 500KB or 4MiB"},
+	{"burst_bits", PORT_BURST("64kbit"), "t.yaml:3:12: ",
+	 "ports[0].burst: '64kbit' is bits (8000 bytes); sizes are in bytes: "
+	 "write 8KB"},
+	{"watchdog_fraction", PORTS "pfc: {watchdog: 0.5ms}\n", "t.yaml:4:17: ",
+	 "pfc.watchdog: not a whole number of milliseconds (got '0.5ms')"},
+	{"watchdog_range", PORTS "pfc: {watchdog: 11min}\n", "t.yaml:4:17: ",
+	 "pfc.watchdog: expected a time: a number with a unit ns, us, ms or "
+	 "s, e.g. 55us, 0.5ms or 1s, or a plain number of milliseconds (got "
+	 "'11min')"},
+	{"watchdog_long", PORTS "pfc: {watchdog: 601s}\n", "t.yaml:4:17: ",
+	 "pfc.watchdog: must be between 0 and 600000 milliseconds, 0 to 600s "
+	 "(got '601s')"},
+};
+
+static void test_config_time_keys(void **state)
+{
+	static const struct {
+		const char *yaml;
+		uint64_t watchdog_ns, restore_ns;
+		uint32_t busy_us, spin_us, stats_ms;
+	} cases[] = {
+		/* bare numbers in the keys' units, as before */
+		{PORTS "pfc: {watchdog: 200, watchdog_restore: 300}\n"
+		       "poll: {busy_us: 30, shaper_spin_us: 400}\n"
+		       "control: {stats_interval_ms: 250}\n",
+		 200000000, 300000000, 30, 400, 250},
+		/* and the one set of time units */
+		{PORTS "pfc: {watchdog: 200ms, watchdog_restore: 1s}\n"
+		       "poll: {busy_us: 30us, shaper_spin_us: 0.4ms}\n"
+		       "control: {stats_interval_ms: 2.5s}\n",
+		 200000000, 1000000000, 30, 400, 2500},
+		{PORTS "pfc: {watchdog: 0, watchdog_restore: 0ms}\n"
+		       "poll: {busy_us: 2000ns, shaper_spin_us: 0}\n",
+		 0, 0, 2, 0, 1000},
+	};
+	struct xdplane_config *cfg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cfg = load_ok(cases[i].yaml);
+		assert_int_equal(cfg->qos.pfc.watchdog_ns,
+				 cases[i].watchdog_ns);
+		assert_int_equal(cfg->qos.pfc.restore_ns, cases[i].restore_ns);
+		assert_int_equal(cfg->poll.busy_us, cases[i].busy_us);
+		assert_int_equal(cfg->poll.shaper_spin_us, cases[i].spin_us);
+		assert_int_equal(cfg->control.stats_interval_ms,
+				 cases[i].stats_ms);
+		config_free(cfg);
+	}
+}
+
 /* The configuration keys the shared parser decides. */
 static void test_config_units_keys(void **state)
 {
@@ -240,8 +433,13 @@ int main(void)
 		cmocka_unit_test(test_units_text),
 		cmocka_unit_test(test_units_bool),
 		cmocka_unit_test(test_prefix),
+		cmocka_unit_test(test_units_spellings),
+		cmocka_unit_test(test_units_misread),
+		cmocka_unit_test(test_config_time_keys),
 		cmocka_unit_test(test_config_units_keys),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_config_tests(tests, sizeof(tests) / sizeof(tests[0]),
+				spelling_bad,
+				sizeof(spelling_bad) / sizeof(spelling_bad[0]));
 }

@@ -91,6 +91,7 @@ static json_t *fake_reload(void *ctx, struct ctl_err *err)
 	f->reload_calls++;
 	if (f->reload_fails) {
 		*err = f->reload_err;
+		json_incref(err->details); /* the answer takes one */
 		return NULL;
 	}
 	return json_pack("{s:I,s:b}", "generation", (json_int_t)4, "changed",
@@ -667,7 +668,7 @@ static void test_congestion(void **state)
 static void test_backend_errors(void **state)
 {
 	struct ctl_session s;
-	json_t *r;
+	json_t *r, *details;
 
 	greet(&s);
 	fake.reload_fails = true;
@@ -680,7 +681,20 @@ static void test_backend_errors(void **state)
 			    "/etc/xdplane/test.yaml:3:7: unknown key "
 			    "\"clases\"");
 	assert_string_equal(json_string_value(json_object_get(r, "id")), "r1");
+	assert_null(json_object_get(json_object_get(r, "error"), "details"));
 	json_decref(r);
+
+	/* The further errors of a file: the error's details, in order. */
+	fake.reload_err.details =
+		json_pack("[s,s]", "t.yaml:5:1: b", "t.yaml:7:3: c");
+	r = exchange(&s, "{\"command\":\"reload\"}");
+	details = json_object_get(json_object_get(r, "error"), "details");
+	assert_int_equal(json_array_size(details), 2);
+	assert_string_equal(json_string_value(json_array_get(details, 1)),
+			    "t.yaml:7:3: c");
+	json_decref(r);
+	json_decref(fake.reload_err.details);
+	fake.reload_err.details = NULL;
 
 	/* No code from the backend: internal; invalid UTF-8: still JSON. */
 	memset(&fake.reload_err, 0, sizeof(fake.reload_err));
@@ -689,7 +703,7 @@ static void test_backend_errors(void **state)
 	r = exchange(&s, "{\"command\":\"reload\"}");
 	assert_string_equal(error_of(r, "internal"), "bad ?? byte");
 	json_decref(r);
-	assert_int_equal(fake.reload_calls, 2);
+	assert_int_equal(fake.reload_calls, 3);
 	assert_false(s.closing);
 
 	fake.reload_fails = false;
