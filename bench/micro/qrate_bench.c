@@ -13,7 +13,8 @@
  * is measured). A pass: read CLOCK_MONOTONIC, enqueue a batch of B
  * frames (-b, 1500 B), dequeue them, then per variant:
  *  - fixed: nothing (each queue its even part, no port-wide rate);
- *  - qrate: qrate_poll() on the port's shared struct qrate_port (demand
+ *  - qrate: qrate_poll() before the dequeue and qrate_publish() after,
+ *    on the port's shared struct qrate_port (demand
  *    published every 250 us, a split every 1 ms by whichever thread finds
  *    it due, parts applied by each: the real thing);
  *  - shared/pass: a port-wide bucket in one shared atomic word: the
@@ -124,12 +125,14 @@ static void *run(void *arg)
 
 			sched_enqueue(j->s, &d, NULL, now);
 		}
+		if (j->v == V_QRATE)
+			qrate_poll(j->qq, j->s, true, now);
 		n = sched_dequeue(j->s, out, j->batch, now);
 		switch (j->v) {
 		case V_FIXED:
 			break;
 		case V_QRATE:
-			qrate_poll(j->qq, j->s, true, now);
+			qrate_publish(j->qq, j->s, now);
 			break;
 		case V_SHARED_PASS:
 			sb_refill(j->sb, now);

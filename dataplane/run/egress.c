@@ -508,6 +508,7 @@ uint32_t egress_task_poll_at(struct egress_task *t, uint64_t now)
 		work += adaptive_poll(&t->adapt, &t->sched, now);
 		rate_gauge(t);
 	}
+	qrate_poll(&t->qrate, &t->sched, !t->adapt.on, now);
 
 	if (likely(t->max_frags == 1)) {
 		room = xsk_prod_nb_free(&t->xq->tx, t->batch);
@@ -545,7 +546,7 @@ uint32_t egress_task_poll_at(struct egress_task *t, uint64_t now)
 		ctr_add(&t->ctr.packets, got);
 		ctr_add(&t->ctr.bytes, bytes);
 	}
-	qrate_poll(&t->qrate, &t->sched, !t->adapt.on, now);
+	qrate_publish(&t->qrate, &t->sched, now);
 	if (unlikely(t->sched.fq_mask))
 		send_due_cnps(t);
 	if (unlikely(t->pfc_on | t->pfc_rx.paused | t->pfc_tx_release))

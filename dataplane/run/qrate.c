@@ -168,6 +168,9 @@ static void split(struct qrate_port *p)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (q = 0; q < n; q++) {
 		__atomic_store_n(&p->part[q].port, out[q], __ATOMIC_RELAXED);
+		ctr_set(&p->rate_bps[q],
+			port_bps > 0 ? sched_part_of((uint64_t)port_bps, out[q])
+				     : 0);
 		for (c = 0; c < QOS_MAX_CLASSES; c++)
 			__atomic_store_n(&p->part[q].cls[c], cls_out[c][q],
 					 __ATOMIC_RELAXED);
@@ -176,9 +179,8 @@ static void split(struct qrate_port *p)
 	ctr_add(&p->splits, 1);
 }
 
-/* The queue's demand row from its scheduler. */
-static void publish_demand(struct qrate_queue *qq, const struct sched *s,
-			   uint64_t now_ns)
+void qrate_publish_demand(struct qrate_queue *qq, const struct sched *s,
+			  uint64_t now_ns)
 {
 	struct qrate_demand *d = &qq->p->dem[qq->q];
 	uint64_t sent[QOS_MAX_CLASSES] = {0}, queued[QOS_MAX_CLASSES] = {0};
@@ -204,6 +206,7 @@ static void publish_demand(struct qrate_queue *qq, const struct sched *s,
 	__atomic_store_n(&d->port_bps, s->whole_port_bps, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->capped, capped, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->t_ns, now_ns, __ATOMIC_RELAXED);
+	qq->pub_ns = now_ns + QRATE_PUB_NS;
 }
 
 /* Read the queue's parts; false when the split was writing them. */
@@ -231,10 +234,6 @@ void qrate_work(struct qrate_queue *qq, struct sched *s, bool apply,
 	struct qrate_part part;
 	uint64_t seq;
 
-	if (now_ns >= qq->pub_ns) {
-		publish_demand(qq, s, now_ns);
-		qq->pub_ns = now_ns + QRATE_PUB_NS;
-	}
 	if (now_ns >= __atomic_load_n(&p->due_ns, __ATOMIC_RELAXED) &&
 	    !__atomic_exchange_n(&p->busy, 1, __ATOMIC_ACQUIRE)) {
 		if (now_ns >= p->due_ns) {
@@ -249,6 +248,7 @@ void qrate_work(struct qrate_queue *qq, struct sched *s, bool apply,
 		return;
 	if (apply)
 		sched_set_parts(s, part.port, part.cls, now_ns);
+	__atomic_store_n(&qq->applying, apply, __ATOMIC_RELAXED);
 	qq->applied_seq = seq;
 	ctr_set(&qq->shaper_bps, s->port_shaped ? sched_port_rate(s) : 0);
 }

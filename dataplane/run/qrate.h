@@ -7,7 +7,8 @@
  * Each egress queue of the port keeps its own scheduler and buckets
  * (tc_sched.h: owned by its worker, no shared state per packet). What
  * moves between the queues is parts (of QRATE_ONE) of the port's values:
- *  - demand: each queue's task publishes, at most every QRATE_PUB_NS,
+ *  - demand: each queue's task publishes after its dequeue, at most
+ *    every QRATE_PUB_NS,
  *    what its scheduler charged per class so far (bytes, len + overhead)
  *    and the bytes queued per class now, in its row of struct
  *    qrate_port (relaxed atomic words, one writer);
@@ -21,10 +22,11 @@
  *    QRATE_FLOOR_DIV of an even part (an idle queue ramps up from
  *    there within a period or two), and what nobody wants is spread
  *    evenly (work-conserving: the parts add up to QRATE_ONE exactly);
- *  - apply: each queue's task reads its parts (a sequence lock; a pass
- *    that meets a write applies at its next pass) and gives them to its
- *    scheduler (sched_set_parts: rates rounded down, so the queues'
- *    rates never add up to more than the port's).
+ *  - apply: each queue's task, before its dequeue, reads its parts (a
+ *    sequence lock; a pass that meets a write applies at its next pass)
+ *    and gives them to its scheduler (sched_set_parts: rates rounded
+ *    down, so the queues' rates never add up to more than the port's);
+ *    a worker that slept takes them before it sends.
  * One busy queue of n gets the port's rate less n - 1 floors; k busy
  * queues get equal parts.
  *
@@ -94,6 +96,11 @@ struct qrate_port {
 	uint64_t last_t[QRATE_MAX_QUEUES]; /* dem[q].t_ns at the last split */
 	uint64_t last_sent[QRATE_MAX_QUEUES][QOS_MAX_CLASSES];
 	struct qrate_part part[QRATE_MAX_QUEUES]; /* published (seq) */
+	/* the port bucket's rate of each queue by the last split (what
+	 * sched_set_parts makes of its part; 0: none yet or unshaped),
+	 * for the readers: a queue whose worker sleeps takes it at its
+	 * next pass, before it sends */
+	ctr_t rate_bps[QRATE_MAX_QUEUES];
 	struct qrate_demand dem[QRATE_MAX_QUEUES];
 };
 
@@ -103,8 +110,22 @@ struct qrate_queue {
 	uint32_t q;
 	uint64_t applied_seq; /* seq of the parts applied; 0: none */
 	uint64_t pub_ns; /* next demand publication */
+	bool applying; /* the parts go to the scheduler (adaptive off);
+			* relaxed, for the readers */
 	ctr_t shaper_bps; /* the port bucket's rate now (0: unshaped) */
 };
+
+/* The rate queue qq's port bucket runs at, or takes at its next pass
+ * (bit/s; 0: unshaped). Thread: any. */
+static inline uint64_t qrate_shown_bps(const struct qrate_queue *qq)
+{
+	const struct qrate_port *p = qq->p;
+
+	if (p && __atomic_load_n(&qq->applying, __ATOMIC_RELAXED) &&
+	    ctr_read(&p->splits))
+		return ctr_read(&p->rate_bps[qq->q]);
+	return ctr_read(&qq->shaper_bps);
+}
 
 /* n queues (1..QRATE_MAX_QUEUES), even parts published. Thread:
  * set-up. */
@@ -122,14 +143,16 @@ static inline void qrate_reapply(struct qrate_queue *qq)
  * get), of total bit/s; part[q] out, adding up to QRATE_ONE. */
 void qrate_split(uint32_t n, const double *want, double total, uint64_t *part);
 
-/* The slow path of qrate_poll(). */
+/* The slow paths of qrate_poll() and qrate_publish(). */
 void qrate_work(struct qrate_queue *qq, struct sched *s, bool apply,
 		uint64_t now_ns);
+void qrate_publish_demand(struct qrate_queue *qq, const struct sched *s,
+			  uint64_t now_ns);
 
-/* Each pass of the queue's task, after its dequeue: publish its demand
- * when due, split when due, apply new parts to s (when `apply`: not
- * while adaptive egress runs the scheduler's rate). Thread: the owner.
- * Syscalls: none. */
+/* Each pass of the queue's task, before its dequeue: split when due,
+ * apply new parts to s (when `apply`: not while adaptive egress runs
+ * the scheduler's rate), so that a worker waking from a sleep sends at
+ * its part of now. Thread: the owner. Syscalls: none. */
 static inline void qrate_poll(struct qrate_queue *qq, struct sched *s,
 			      bool apply, uint64_t now_ns)
 {
@@ -137,11 +160,20 @@ static inline void qrate_poll(struct qrate_queue *qq, struct sched *s,
 
 	if (!p)
 		return;
-	if (unlikely(now_ns >= qq->pub_ns ||
-		     __atomic_load_n(&p->seq, __ATOMIC_RELAXED) !=
+	if (unlikely(__atomic_load_n(&p->seq, __ATOMIC_RELAXED) !=
 			     qq->applied_seq ||
 		     now_ns >= __atomic_load_n(&p->due_ns, __ATOMIC_RELAXED)))
 		qrate_work(qq, s, apply, now_ns);
+}
+
+/* Each pass, after its dequeue: publish the queue's demand when due
+ * (what its classes sent, what they still hold). Thread: the owner.
+ * Syscalls: none. */
+static inline void qrate_publish(struct qrate_queue *qq, const struct sched *s,
+				 uint64_t now_ns)
+{
+	if (qq->p && unlikely(now_ns >= qq->pub_ns))
+		qrate_publish_demand(qq, s, now_ns);
 }
 
 #endif

@@ -378,6 +378,15 @@ int sched_set_queue_share(struct sched *s, uint32_t n,
  * of the hot path; not per packet (divisions).
  */
 #define SCHED_PART_ONE (1ull << 32)
+/* part of bps (parts of SCHED_PART_ONE), rounded down, at least 1: the
+ * rate sched_set_parts() gives a bucket. */
+static inline uint64_t sched_part_of(uint64_t bps, uint64_t part)
+{
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t r = (uint64_t)(((u128)bps * part) >> 32);
+
+	return r ? r : 1;
+}
 void sched_set_parts(struct sched *s, uint64_t port_part,
 		     const uint64_t class_part[QOS_MAX_CLASSES],
 		     uint64_t now_ns);

@@ -622,21 +622,12 @@ int sched_set_port_rate(struct sched *s, uint64_t rate_bps, uint64_t now_ns)
 	return 0;
 }
 
-/* part of bps (parts of SCHED_PART_ONE), rounded down, at least 1. */
-static uint64_t part_of(uint64_t bps, uint64_t part)
-{
-	__extension__ typedef unsigned __int128 u128;
-	uint64_t r = (uint64_t)(((u128)bps * part) >> 32);
-
-	return r ? r : 1;
-}
-
 void sched_set_parts(struct sched *s, uint64_t port_part,
 		     const uint64_t class_part[QOS_MAX_CLASSES],
 		     uint64_t now_ns)
 {
 	if (s->port_shaped) {
-		s->port_bps = part_of(s->whole_port_bps, port_part);
+		s->port_bps = sched_part_of(s->whole_port_bps, port_part);
 		tb_set_rate(&s->port, s->port_bps, now_ns);
 	}
 	for (uint32_t i = 0; i < s->n_slots; i++) {
@@ -644,11 +635,12 @@ void sched_set_parts(struct sched *s, uint64_t port_part,
 
 		if (s->ceil_mask >> i & 1)
 			tb_set_rate(&s->cl[i].ceil,
-				    part_of(s->whole_ceil_bps[i], part),
+				    sched_part_of(s->whole_ceil_bps[i], part),
 				    now_ns);
 		if (s->min_mask >> i & 1)
 			tb_set_rate(&s->cl[i].min,
-				    part_of(s->whole_min_bps[i], part), now_ns);
+				    sched_part_of(s->whole_min_bps[i], part),
+				    now_ns);
 	}
 }
 

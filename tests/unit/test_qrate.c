@@ -3,9 +3,9 @@
  * test_qrate.c - the queue rebalancer (run/qrate.h) against a fake clock:
  * four schedulers of one port (each one queue, its rates even parts of
  * the port's at start, as the gateway sets them up) polled like their
- * egress tasks every STEP_NS: top up the busy queues' classes, dequeue
- * what the scheduler allows, qrate_poll(). Rates are measured in charged
- * bytes (frame + overhead).
+ * egress tasks every STEP_NS: top up the busy queues' classes,
+ * qrate_poll(), dequeue what the scheduler allows, qrate_publish().
+ * Rates are measured in charged bytes (frame + overhead).
  *  - one busy queue of four reaches the port's rate less three floors
  *    within a bounded time (without the rebalancer: a quarter);
  *  - two busy queues split the port's rate evenly, and a queue that
@@ -127,6 +127,7 @@ static void run(struct port *p, const uint32_t *busy, uint64_t dur_ns,
 							 0);
 				}
 			}
+			qrate_poll(&p->qq[q], s, true, p->now);
 			n = sched_dequeue(s, out, 64, p->now);
 			if (p->now >= from)
 				for (uint32_t i = 0; i < n; i++)
@@ -134,7 +135,7 @@ static void run(struct port *p, const uint32_t *busy, uint64_t dur_ns,
 						[out[i].meta >>
 							 SCHED_META_CLASS_SHIFT &
 						 0xf] += LEN + OVH;
-			qrate_poll(&p->qq[q], s, true, p->now);
+			qrate_publish(&p->qq[q], s, p->now);
 			sum += sched_port_rate(s);
 		}
 		if (sum > p->max_sum_bps)
@@ -174,7 +175,7 @@ static void test_one_busy_queue(void **state)
 	const uint32_t busy[NQ] = {2, 0, 0, 0};
 	double floors = 3.0 / NQ / QRATE_FLOOR_DIV, r, old;
 	struct port *p = port_new(true), *o = port_new(false);
-	uint64_t t;
+	uint64_t t, shown;
 
 	(void)state;
 	t = time_to(p, busy, 0, 0.9, 50 * NS_PER_MS);
@@ -198,6 +199,13 @@ static void test_one_busy_queue(void **state)
 	assert_true(r <= RATE * 1.001);
 	assert_true(old <= RATE / NQ * 1.01);
 	assert_true(p->max_sum_bps <= RATE);
+	/* what the readers are shown: the busy queue's part, the floors */
+	shown = 0;
+	for (uint32_t q = 0; q < NQ; q++)
+		shown += qrate_shown_bps(&p->qq[q]);
+	assert_true(shown <= RATE);
+	assert_true(qrate_shown_bps(&p->qq[0]) >= (1 - floors) * RATE - 4);
+	assert_int_equal(qrate_shown_bps(&p->qq[0]), sched_port_rate(&p->s[0]));
 	port_free(p);
 	port_free(o);
 }
