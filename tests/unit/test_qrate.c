@@ -13,6 +13,7 @@
  *  - the queues' rates never add up to more than the port's, at every
  *    pass, and what leaves never exceeds it over any 10 ms;
  *  - a class's ceiling holds for the port as a whole;
+ *  - a reload's even parts are replaced by the queue's parts again;
  *  - the pure split: max-min fair, floors, parts adding up to one.
  */
 #include <setjmp.h>
@@ -246,6 +247,26 @@ static void test_two_busy_queues(void **state)
 	port_free(p);
 }
 
+/* A reload puts a queue's scheduler back at its even part; its parts
+ * come back at its next pass (egress_task_reconfigure). */
+static void test_reload_reapplies(void **state)
+{
+	const uint32_t busy[NQ] = {2, 0, 0, 0};
+	struct port *p = port_new(true);
+	uint64_t before;
+
+	(void)state;
+	run(p, busy, 10 * NS_PER_MS, UINT64_MAX);
+	before = sched_port_rate(&p->s[0]);
+	assert_true(before > RATE / 2);
+	assert_int_equal(sched_reconfigure(&p->s[0], &p->pol, 0, p->now), 0);
+	assert_int_equal(sched_port_rate(&p->s[0]), RATE / NQ);
+	qrate_reapply(&p->qq[0]);
+	run(p, busy, STEP_NS, UINT64_MAX);
+	assert_int_equal(sched_port_rate(&p->s[0]), before);
+	port_free(p);
+}
+
 /* Over every 10 ms window, while the load moves between the queues,
  * what leaves stays within the port's rate (+ the bursts). */
 static void test_sum_bounded(void **state)
@@ -367,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_two_busy_queues),
 		cmocka_unit_test(test_sum_bounded),
 		cmocka_unit_test(test_class_ceiling_port_wide),
+		cmocka_unit_test(test_reload_reapplies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
