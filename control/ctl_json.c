@@ -375,7 +375,23 @@ static json_t *config_json(const struct stats_snapshot *s)
 	return finish(o, err);
 }
 
-/* Per port: name, rate, queue and class counts; placement of each queue. */
+/* The rate each queue's shaper runs at now (bit/s; 0: unshaped). */
+static json_t *queue_rates(const struct snap_port *sp)
+{
+	json_t *a = json_array();
+	int err = !a;
+
+	for (uint32_t q = 0; !err && q < n_queues(sp); q++)
+		err |= append(a, u64(sp->q[q].s.shaper_rate_bps));
+	if (err) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* Per port: name, rate, queue and class counts, the queues' rates now;
+ * placement of each queue. */
 static int put_ports_and_placement(json_t *o, const struct stats_snapshot *s)
 {
 	json_t *ports = json_array(), *placement = json_array(), *p;
@@ -393,6 +409,7 @@ static int put_ports_and_placement(json_t *o, const struct stats_snapshot *s)
 		err |= put(p, "rate_bps", u64(sp->rate_bps));
 		err |= put(p, "mtu", json_integer(sp->mtu));
 		err |= put(p, "queues", json_integer(n_queues(sp)));
+		err |= put(p, "queue_rates_bps", queue_rates(sp));
 		err |= put(p, "classes", json_integer(n_classes(sp)));
 		err |= put(p, "adaptive", adaptive_json(sp));
 		err |= append(ports, finish(p, err));

@@ -186,6 +186,21 @@ static void print_workers_load(json_t *load)
 	printf("\n");
 }
 
+/* The rate each queue's shaper runs at now, on one line. */
+static void print_queue_rates(json_t *a)
+{
+	char buf[32];
+	json_t *x;
+
+	printf("             queue rates now:");
+	for (size_t q = 0; (x = json_array_get(a, q)); q++) {
+		cli_si(buf, sizeof(buf), (double)json_integer_value(x),
+		       "bit/s");
+		printf("%s %zu: %s", q ? "," : "", q, buf);
+	}
+	printf("\n");
+}
+
 static void print_status(json_t *r)
 {
 	json_t *cfg = json_object_get(r, "config"), *ports, *placement, *v;
@@ -237,6 +252,9 @@ static void print_status(json_t *r)
 		       " queues, %" JSON_INTEGER_FORMAT " classes\n",
 		       cli_str(v, "name"), rate, cli_num(v, "queues"),
 		       cli_num(v, "classes"));
+		if (cli_num(v, "rate_bps") && cli_num(v, "queues") > 1)
+			print_queue_rates(
+				json_object_get(v, "queue_rates_bps"));
 	}
 	printf("\n");
 	cli_table_init(&t, 4, 1);

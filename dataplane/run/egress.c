@@ -20,6 +20,13 @@ static void pfc_event(struct egress_task *t, const struct fb_event *ev,
 static void pfc_pass(struct egress_task *t, uint64_t now);
 static void tx_ctrl(struct egress_task *t, const struct frame_desc *d);
 
+/* The rate the port bucket runs at, for the readers (qrate.h). */
+static void rate_gauge(struct egress_task *t)
+{
+	ctr_set(&t->qrate.shaper_bps,
+		t->sched.port_shaped ? sched_port_rate(&t->sched) : 0);
+}
+
 int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 		     const struct umem_area *umem, uint32_t batch,
 		     const struct qos_policy *pol, int port,
@@ -47,6 +54,7 @@ int egress_task_init(struct egress_task *t, struct xsk_queue *xq,
 		return err;
 	}
 	adaptive_configure(&t->adapt, pol, &t->sched, mono_ns());
+	rate_gauge(t);
 	return 0;
 }
 
@@ -64,7 +72,15 @@ int egress_task_set_queues(struct egress_task *t, uint32_t n,
 
 	if (!err)
 		adaptive_configure(&t->adapt, pol, &t->sched, now);
+	rate_gauge(t);
 	return err;
+}
+
+void egress_task_set_qrate(struct egress_task *t, struct qrate_port *p,
+			   uint32_t q)
+{
+	qrate_attach(&t->qrate, p, q);
+	rate_gauge(t);
 }
 
 int egress_task_add_path(struct egress_task *t, struct pathmon_ring *r)
@@ -488,8 +504,11 @@ uint32_t egress_task_poll_at(struct egress_task *t, uint64_t now)
 	if (unlikely(t->sched.fq_mask | t->pfc_on))
 		work += take_feedback(t, now);
 	work += take_handoffs(t, now);
-	if (unlikely(t->adapt.on))
+	if (unlikely(t->adapt.on)) {
 		work += adaptive_poll(&t->adapt, &t->sched, now);
+		rate_gauge(t);
+	}
+	qrate_poll(&t->qrate, &t->sched, !t->adapt.on, now);
 
 	if (likely(t->max_frags == 1)) {
 		room = xsk_prod_nb_free(&t->xq->tx, t->batch);
@@ -527,6 +546,7 @@ uint32_t egress_task_poll_at(struct egress_task *t, uint64_t now)
 		ctr_add(&t->ctr.packets, got);
 		ctr_add(&t->ctr.bytes, bytes);
 	}
+	qrate_publish(&t->qrate, &t->sched, now);
 	if (unlikely(t->sched.fq_mask))
 		send_due_cnps(t);
 	if (unlikely(t->pfc_on | t->pfc_rx.paused | t->pfc_tx_release))
@@ -553,6 +573,8 @@ int egress_task_reconfigure(struct egress_task *t, const struct qos_policy *pol)
 	if (!err) {
 		egress_task_set_pfc(t, pol);
 		adaptive_configure(&t->adapt, pol, &t->sched, now);
+		qrate_reapply(&t->qrate);
+		rate_gauge(t);
 	}
 	return err;
 }

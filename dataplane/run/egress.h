@@ -43,6 +43,12 @@
  * sched_class_stats (dscp_rewritten, pcp_rewritten, pcp_untagged,
  * dscp_not_ip, remark_invalid), written by this task only.
  *
+ * Queues of a port (qrate.h): after its dequeue, each pass lets the
+ * port's rebalancer publish this queue's demand, split the port's rates
+ * between the queues and give this queue's parts to its scheduler (all
+ * at most once per period: a pass with nothing due reads two shared
+ * words).
+ *
  * Adaptive egress (ports[].adaptive, adaptive.h): with it on, each pass
  * first takes the path events the RX tasks of this port posted and lets
  * the controller set the scheduler's port rate; the packets the
@@ -81,6 +87,7 @@
 #include "frame_chain.h"
 #include "log.h"
 #include "pfc.h"
+#include "qrate.h"
 #include "tc_sched.h"
 #include "umem.h"
 #include "xsk_queue.h"
@@ -193,6 +200,9 @@ struct egress_task {
 	 * path beyond the port, from the departures this task records and
 	 * the events the RX tasks of the port post */
 	struct port_adaptive adapt;
+	/* the port's queue rebalancer (qrate.h): this queue's parts of the
+	 * port's rates; qrate.shaper_bps, the rate the port bucket runs at */
+	struct qrate_queue qrate;
 	struct sched sched;
 };
 
@@ -227,11 +237,18 @@ int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 /* Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int egress_task_add_feedback(struct egress_task *t, struct feedback_ring *r);
 /* The task is one of the n egress queues of its port: the policy's rates
- * are shared among them (sched_set_queue_share; adaptive egress runs
- * each queue between its parts of the floor and the rate). pol: the
+ * are shared among them, even parts at first (sched_set_queue_share;
+ * the port's rebalancer moves them, egress_task_set_qrate; adaptive
+ * egress runs each queue between its even parts of the floor and the
+ * rate). pol: the
  * running policy. Thread: set-up. Syscalls: none. 0 or -errno. */
 int egress_task_set_queues(struct egress_task *t, uint32_t n,
 			   const struct qos_policy *pol);
+/* The task is queue q of the port whose rebalancer is p (qrate.h): its
+ * scheduler's rates follow its parts of the port's, each pass. Thread:
+ * set-up. Syscalls: none. */
+void egress_task_set_qrate(struct egress_task *t, struct qrate_port *p,
+			   uint32_t q);
 /* Path events (adaptive.h) from ring r too: one per RX task of the
  * port. Thread: set-up. Syscalls: none. 0 or -ENOSPC. */
 int egress_task_add_path(struct egress_task *t, struct pathmon_ring *r);

@@ -117,6 +117,9 @@ struct gateway {
 	/* per port: which of the egress tasks transmitting on it sends a
 	 * flow (written by them, read by the port's RX tasks: adaptive) */
 	struct path_owner path_owner[GW_PORTS];
+	/* per port with several queues: the queue rebalancer of the egress
+	 * tasks transmitting on it (qrate.h); NULL with one queue */
+	struct qrate_port *qrate;
 	struct worker *w;
 	uint32_t n_workers;
 	struct plc_result plc; /* workers, unit -> worker, memory node */

@@ -46,6 +46,7 @@ static uint64_t flowq_sum(const struct egress_task *eg, size_t offset)
 #define SRC_TX(m) ctr_read(&c->tx->ctr.m)
 #define SRC_TXPFC(m) ctr_read(&c->tx->pfc.m)
 #define SRC_ADAPT(m) ctr_read(&c->tx->adapt.ctr.m)
+#define SRC_QRATE qrate_shown_bps(&c->tx->qrate)
 #define SRC_PAUSE(m) ctr_read(&c->tx->pfc_rx.ctr.m)
 #define SRC_SND(m) ctr_read(&c->snd->pfc.m)
 #define SRC_SOCKET(m) c->xsk.m

@@ -204,6 +204,76 @@ static int setup_path_shared(struct gateway *gw)
 	return 0;
 }
 
+/* bit/s as "97.66 Mbit/s" into buf. */
+static const char *bps_str(char *buf, size_t len, double bps)
+{
+	static const char *const pre[] = {"", "k", "M", "G", "T"};
+	unsigned int k = 0;
+
+	while (bps >= 1000 && k < 4) {
+		bps /= 1000;
+		k++;
+	}
+	snprintf(buf, len, "%.4g %sbit/s", bps, pre[k]);
+	return buf;
+}
+
+/* Per shaped port of several queues: how its rate is split. */
+static void log_qrate(const struct gateway *gw)
+{
+	const struct qos_policy *pol = &gw->live->qos;
+	uint32_t n = gw->p.queues;
+
+	for (uint32_t p = 0; p < GW_PORTS; p++) {
+		const struct qos_port *pp = &pol->port[p];
+		double r = (double)pp->rate_bps,
+		       floor = r / n / QRATE_FLOOR_DIV;
+		char a[32], b[32], c[32], d[32];
+
+		if (!pp->rate_bps)
+			continue;
+		if (pp->adaptive.on) {
+			log_warn("%s: rate %s over %u queues, adaptive egress "
+				 "on: each queue's controller runs its even "
+				 "part, %s at most, so one flow (one RSS "
+				 "queue) gets at most that; per-queue rates: "
+				 "shaper_rate_bps",
+				 gw->port[p].name, bps_str(a, sizeof(a), r), n,
+				 bps_str(b, sizeof(b), r / n));
+			continue;
+		}
+		log_info("%s: rate %s for the port as a whole, split between "
+			 "its %u queues by demand every %llu ms (each keeps "
+			 "at least %s; one busy queue gets up to %s; "
+			 "%s each at start); per-queue rates: "
+			 "shaper_rate_bps",
+			 gw->port[p].name, bps_str(a, sizeof(a), r), n,
+			 QRATE_PERIOD_NS / 1000000ull,
+			 bps_str(b, sizeof(b), floor),
+			 bps_str(c, sizeof(c), r - (n - 1) * floor),
+			 bps_str(d, sizeof(d), r / n));
+	}
+}
+
+/* The queue rebalancer of each port with several queues (qrate.h): the
+ * egress tasks transmitting on it share one. */
+static int setup_qrate(struct gateway *gw)
+{
+	if (gw->p.queues < 2)
+		return 0;
+	log_qrate(gw);
+	gw->qrate = gw_zalloc_aligned(GW_PORTS, sizeof(*gw->qrate));
+	if (!gw->qrate)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < GW_PORTS; p++)
+		qrate_init(&gw->qrate[p], gw->p.queues);
+	for (uint32_t u = 0; u < gw->n_units; u++)
+		egress_task_set_qrate(&gw->eg[u],
+				      &gw->qrate[1 - gw_unit_port(gw, u)],
+				      gw_unit_queue(gw, u));
+	return 0;
+}
+
 /* Adaptive egress: per port, the table of which queue sends a flow
  * (path_owner.h), sized for the flows the port's monitors hold. The
  * egress task of queue j writes j; the port's RX tasks post to path[j]
@@ -284,6 +354,8 @@ int gw_units_setup(struct gateway *gw)
 		err = setup_path_shared(gw);
 	if (!err)
 		err = setup_path_owner(gw);
+	if (!err)
+		err = setup_qrate(gw);
 	if (err)
 		return err;
 	for (uint32_t u = 0; u < n; u++)
@@ -397,6 +469,8 @@ void gw_units_fini(struct gateway *gw)
 	}
 	free(gw->path);
 	free(gw->path_shared);
+	free(gw->qrate);
+	gw->qrate = NULL;
 	for (uint32_t p = 0; p < GW_PORTS; p++)
 		path_owner_fini(&gw->path_owner[p]);
 	free(gw->np_ho);

@@ -329,6 +329,13 @@ struct sched {
 	uint64_t port_bps;
 	uint32_t queue_share; /* the port's queues sharing the policy's rates
 			       * (sched_set_queue_share); 0 or 1: one */
+	/* the policy's values for the port as a whole (shares resolved
+	 * against its rate, not divided by queue_share): the port's rate
+	 * and, per slot, the class's ceiling and minimum (0: none), what
+	 * sched_set_parts() takes parts of */
+	uint64_t whole_port_bps;
+	uint64_t whole_ceil_bps[QOS_MAX_CLASSES];
+	uint64_t whole_min_bps[QOS_MAX_CLASSES];
 	uint32_t ceil_share[QOS_MAX_CLASSES];
 	uint32_t min_share[QOS_MAX_CLASSES];
 	/* cold: reload support */
@@ -381,15 +388,42 @@ void sched_fini(struct sched *s);
  * One of n egress queues of the port, each with its own scheduler: the
  * port's rate and every class's ceiling and minimum (absolute or share)
  * are divided by n in this scheduler, so the queues together keep the
- * policy's rates (a queue whose flows are alone on the port still gets
- * only its part: RSS spreads flows, not bytes). Bursts are not divided.
- * Kept across reloads. By the owner or at set-up (it reconfigures: the
+ * policy's rates; these even parts are where the queue starts, and where
+ * a reload puts it back: sched_set_parts() moves them (the rebalancer,
+ * run/qrate.h). Bursts are not divided. Kept across reloads. By the owner or at set-up (it reconfigures: the
  * policy given must be the one running). 0 or sched_reconfigure()'s
  * error (then unchanged).
  */
 int sched_set_queue_share(struct sched *s, uint32_t n,
 			  const struct qos_policy *pol, int port,
 			  uint64_t now_ns);
+
+/*
+ * One of a port's queues takes its parts of the port's values (the queue
+ * rebalancer, run/qrate.h): its port bucket refills at port_part of the
+ * policy's port rate, and each class's ceiling and minimum at
+ * class_part[class id] of the class's (for the port as a whole, shares
+ * resolved against the policy's port rate); parts are of
+ * SCHED_PART_ONE, a rate rounded down and never below 1 bit/s, so the
+ * queues' rates add up to at most the port's when their parts add up to
+ * SCHED_PART_ONE. Buckets keep their tokens (or debt) and bursts. Until
+ * the next call, a reload (the policy's rates divided by queue_share
+ * again) or sched_set_port_rate(). By the owner thread, between two calls
+ * of the hot path; not per packet (divisions).
+ */
+#define SCHED_PART_ONE (1ull << 32)
+/* part of bps (parts of SCHED_PART_ONE), rounded down, at least 1: the
+ * rate sched_set_parts() gives a bucket. */
+static inline uint64_t sched_part_of(uint64_t bps, uint64_t part)
+{
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t r = (uint64_t)(((u128)bps * part) >> 32);
+
+	return r ? r : 1;
+}
+void sched_set_parts(struct sched *s, uint64_t port_part,
+		     const uint64_t class_part[QOS_MAX_CLASSES],
+		     uint64_t now_ns);
 
 /*
  * A new rate for the port shaper of a shaped port (the adaptive egress

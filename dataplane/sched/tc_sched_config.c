@@ -171,6 +171,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 	n = pol->n_classes;
 	s->n_slots = n;
 	s->overhead = pp->overhead;
+	s->whole_port_bps = pp->rate_bps;
 	if (pp->rate_bps) {
 		s->port_bps = share_of(pp->rate_bps, div);
 		err = tb_init(&s->port, s->port_bps, pp->burst, now_ns);
@@ -221,6 +222,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 
 		err = class_rate(qc->ceil_bps, qc->ceil_share, pp->rate_bps,
 				 &ceil);
+		s->whole_ceil_bps[i] = ceil;
 		ceil = share_of(ceil, div);
 		if (!err && ceil) {
 			err = tb_init(&c->ceil, ceil, qc->ceil_burst, now_ns);
@@ -230,6 +232,7 @@ static int sched_layout(struct sched *s, const struct qos_policy *pol, int port,
 		if (!err)
 			err = class_rate(qc->min_bps, qc->min_share,
 					 pp->rate_bps, &min);
+		s->whole_min_bps[i] = min;
 		min = share_of(min, div);
 		if (!err && min) {
 			err = tb_init(&c->min, min, qc->min_burst, now_ns);
@@ -568,6 +571,9 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 	memcpy(s->name, n->name, sizeof(s->name));
 	s->port = n->port;
 	s->port_bps = n->port_bps;
+	s->whole_port_bps = n->whole_port_bps;
+	memcpy(s->whole_ceil_bps, n->whole_ceil_bps, sizeof(s->whole_ceil_bps));
+	memcpy(s->whole_min_bps, n->whole_min_bps, sizeof(s->whole_min_bps));
 	memcpy(s->ceil_share, n->ceil_share, sizeof(s->ceil_share));
 	memcpy(s->min_share, n->min_share, sizeof(s->min_share));
 	memcpy(s->cl, n->cl, sizeof(s->cl));
@@ -614,6 +620,28 @@ int sched_set_port_rate(struct sched *s, uint64_t rate_bps, uint64_t now_ns)
 			tb_set_rate(&s->cl[i].min, r, now_ns);
 	}
 	return 0;
+}
+
+void sched_set_parts(struct sched *s, uint64_t port_part,
+		     const uint64_t class_part[QOS_MAX_CLASSES],
+		     uint64_t now_ns)
+{
+	if (s->port_shaped) {
+		s->port_bps = sched_part_of(s->whole_port_bps, port_part);
+		tb_set_rate(&s->port, s->port_bps, now_ns);
+	}
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		uint64_t part = class_part[s->cl[i].id];
+
+		if (s->ceil_mask >> i & 1)
+			tb_set_rate(&s->cl[i].ceil,
+				    sched_part_of(s->whole_ceil_bps[i], part),
+				    now_ns);
+		if (s->min_mask >> i & 1)
+			tb_set_rate(&s->cl[i].min,
+				    sched_part_of(s->whole_min_bps[i], part),
+				    now_ns);
+	}
 }
 
 void sched_fini(struct sched *s)
