@@ -2,7 +2,7 @@
 /*
  * qrate.h - the queue rebalancer of a port: the port's rate and each
  * class's ceiling and minimum hold for the port as a whole, whichever
- * queues its flows hash to (docs/decisions/0018-queue-rate-split.md.md).
+ * queues its flows hash to (docs/decisions/0018-queue-rate-split.md).
  *
  * Each egress queue of the port keeps its own scheduler and buckets
  * (tc_sched.h: owned by its worker, no shared state per packet). What
