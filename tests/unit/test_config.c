@@ -803,8 +803,8 @@ static void test_error_cap(void **state)
 	assert_int_equal(err.found, CONFIG_ERRORS_MAX + 5);
 	assert_int_equal(err.n, CONFIG_ERRORS_MAX);
 	assert_string_equal(err.msg, "t.yaml:4:1: unknown key 'junk0'; the "
-				     "keys at the top are: ports, queues, "
-				     "queues_set_channels, xdp_mode, "
+				     "keys at the top are: ports, port_wait, "
+				     "queues, queues_set_channels, xdp_mode, "
 				     "bind_mode, failure_mode, rings, umem, "
 				     "poll, workers, overhead, classes, "
 				     "rules, default_class, malformed, "
