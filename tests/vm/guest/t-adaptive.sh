@@ -59,7 +59,11 @@ done
 xdplanectl status >"$TEST_DIR/status.txt" || vm_fail "xdplanectl status"
 wget -q -O "$TEST_DIR/metrics.txt" "http://$METRICS/metrics" || vm_fail "GET /metrics"
 wait $FLOW || true
-kill $NC 2>/dev/null || true
+# the receiver ends at the sender's FIN, once what h1 had buffered has
+# crossed: a socket closed with data unsent would go on retransmitting
+# into the next test's gateway
+for _ in $(seq 150); do kill -0 $NC 2>/dev/null || break; sleep 0.1; done
+kill $NC 2>/dev/null && vm_fail "the flow's receiver did not see its end in 15 s"
 wait $NC 2>/dev/null || true
 rm -f "$TEST_DIR/sink"
 grep -A4 'adaptive egress' "$TEST_DIR/status.txt" || vm_fail "status shows no adaptive table"
