@@ -41,7 +41,7 @@ stat_sum() { # KEY: the sum over both ports of a top-level port counter
 }
 # xfer MTU NAME: UDP 18..MTU-28 byte-identical, 4 MiB of TCP intact
 xfer() {
-	local mtu=$1 n=$2 max=$(($1 - 28)) N=1500 res ok corrupt maxs want got
+	local n=$2 max=$(($1 - 28)) N=1500 res ok corrupt maxs want got
 	# the neighbours first: datagrams queued for an ARP reply are dropped
 	# oldest first once the queue is full
 	vm_in h1 ping -c 1 -W 5 $H2 >/dev/null || vm_in h1 ping -c 1 -W 5 $H2 >/dev/null ||
