@@ -556,6 +556,26 @@ static void sg_refused(const struct gateway *gw, int err, char *errbuf,
 		 gw->max_frame - FRAME_L2_MAX);
 }
 
+/* The zero-copy bind with XDP_USE_SG failed with EOPNOTSUPP: the driver
+ * has no multi-buffer zero-copy (NETDEV_XDP_ACT_ZC_SG; virtio_net and igb
+ * have zero-copy without it), or no zero-copy at all. Names the port whose
+ * MTU needs the chains and the MTU that fits one frame. */
+static void zc_sg_refused(const struct gateway *gw, int p, uint32_t q, int err,
+			  char *errbuf, size_t errlen)
+{
+	const struct gw_port *pt = &gw->port[0];
+
+	if (gw->port[1].frames > pt->frames)
+		pt = &gw->port[1];
+	snprintf(errbuf, errlen,
+		 "%s queue %u: AF_XDP bind (zero-copy, multi-buffer): %s: "
+		 "the driver has no zero-copy for multi-buffer packets (or "
+		 "none at all); %s at MTU %d needs up to %u frames per packet, "
+		 "an MTU up to %u fits one frame",
+		 gw->port[p].name, q, strerror(-err), pt->name, pt->mtu,
+		 pt->frames, gw->max_frame - FRAME_L2_MAX);
+}
+
 /* Create every socket in one bind mode; all or nothing. */
 static int open_sockets(struct gateway *gw, bool zerocopy, char *errbuf,
 			size_t errlen)
@@ -591,6 +611,9 @@ static int open_sockets(struct gateway *gw, bool zerocopy, char *errbuf,
 			}
 			if (err && gw->multibuf && err == -EINVAL)
 				sg_refused(gw, err, errbuf, errlen);
+			else if (err && gw->multibuf && zerocopy &&
+				 err == -EOPNOTSUPP)
+				zc_sg_refused(gw, p, q, err, errbuf, errlen);
 			else if (err)
 				snprintf(errbuf, errlen,
 					 "%s queue %u: AF_XDP bind (%s%s): %s",
