@@ -37,6 +37,7 @@
 #include "umem.h"
 #include "worker.h"
 #include "xsk_queue.h"
+#include "xsk_starve.h"
 
 /* The kernel keeps XDP_PACKET_HEADROOM bytes in front of every received
  * frame. (What L2 adds to an MTU-sized frame: FRAME_L2_MAX,
@@ -73,6 +74,11 @@ struct gw_port {
 	 * the start was refused or the gateway ran; left on when it was on
 	 * before (promisc_set false) */
 	bool promisc_set;
+	/* The starvation detector of each queue's socket
+	 * (gateway_watch_starve(), control thread only) and the port
+	 * device's drop counters at its last look */
+	struct xsk_starve starve[GW_MAX_QUEUES];
+	uint64_t dev_drops;
 };
 
 struct gateway {
