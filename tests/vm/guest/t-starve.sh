@@ -2,6 +2,12 @@
 # A bound zero-copy socket whose driver is never woken: detected, counted,
 # made loud, and recovered by the gateway's own wake-up.
 #
+# Part 0, the world first, no fault: link down/up and `ethtool -G` (the
+# RX ring halved) of gw0 while its sockets are bound. The gateway must
+# forward again afterwards (ping), or have reported starvation. On igb
+# and virtio-net neither starved the socket, so the rest provokes it by
+# fault injection.
+#
 # Fault injection: XDPLANE_TEST_STARVE=gw0 (test only, xdplane(8)) mutes
 # gw0's sockets: the worker never wakes their driver to fill (no fill
 # wake-up, not polled; TX kicks stay). The daemon fills its fill rings
