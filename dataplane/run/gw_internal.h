@@ -75,10 +75,8 @@ struct gw_port {
 	 * before (promisc_set false) */
 	bool promisc_set;
 	/* The starvation detector of each queue's socket
-	 * (gateway_watch_starve(), control thread only) and the port
-	 * device's drop counters at its last look */
+	 * (gateway_watch_starve(), control thread only) */
 	struct xsk_starve starve[GW_MAX_QUEUES];
-	uint64_t dev_drops;
 };
 
 struct gateway {

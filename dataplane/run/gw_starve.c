@@ -143,7 +143,6 @@ uint32_t gateway_watch_starve(struct gateway *gw, uint64_t now_ns)
 			}
 			starved += xsk_starve_is_starved(s);
 		}
-		p->dev_drops = x.dev_drops;
 	}
 	return starved;
 }
