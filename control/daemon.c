@@ -78,6 +78,44 @@ static double unix_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* XDPLANE_TEST_STARVE=<interface>[:<queue>] (test only, xdplane(8)):
+ * mute that port's sockets (one queue, or every one), so that a driver
+ * waiting to be woken starves and the detector (gateway_watch_starve())
+ * can be shown at work; XDPLANE_TEST_STARVE_NOKICK=1: the detector does
+ * not wake them either. */
+static void test_starve_from_env(const struct xdplane_config *c,
+				 struct gw_params *p)
+{
+	const char *v = getenv("XDPLANE_TEST_STARVE");
+	const char *nk = getenv("XDPLANE_TEST_STARVE_NOKICK");
+	const char *colon;
+	size_t len;
+	char *end = NULL;
+	unsigned long q = UINT32_MAX;
+
+	if (!v || !*v)
+		return;
+	colon = strchr(v, ':');
+	len = colon ? (size_t)(colon - v) : strlen(v);
+	if (colon)
+		q = strtoul(colon + 1, &end, 10);
+	for (int i = 0; i < GW_PORTS && (!colon || (end && !*end && colon[1]));
+	     i++) {
+		if (strlen(c->ports[i].interface) != len ||
+		    strncmp(c->ports[i].interface, v, len))
+			continue;
+		p->test_starve = true;
+		p->test_starve_port = i;
+		p->test_starve_queue =
+			q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
+		p->test_starve_nokick = nk && !strcmp(nk, "1");
+		return;
+	}
+	log_warn("XDPLANE_TEST_STARVE=%s ignored: not <port "
+		 "interface>[:<queue>]",
+		 v);
+}
+
 static void params_from_config(const struct xdplane_config *c,
 			       struct gw_params *p)
 {
@@ -118,6 +156,7 @@ static void params_from_config(const struct xdplane_config *c,
 	p->shaper_spin_us = c->poll.shaper_spin_us;
 	p->shaper_wait_spin = c->poll.shaper_wait_spin;
 	p->batch = c->poll.batch;
+	test_starve_from_env(c, p);
 	p->n_cpus = c->n_cpus;
 	memcpy(p->cpus, c->cpus, sizeof(p->cpus[0]) * c->n_cpus);
 	p->qos = c->qos;
@@ -493,6 +532,7 @@ static void on_timer(struct ev_watch *w, int revents)
 	if (d->ctl_ro.path[0])
 		conn_server_tick(&d->ctl_ro.cs, now);
 	gateway_watch_queues(d->gw, now); /* queues without a socket */
+	gateway_watch_starve(d->gw, now); /* starved sockets */
 	check_health(d);
 	if (d->metrics.open)
 		conn_server_tick(&d->metrics.cs, now);

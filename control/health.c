@@ -22,6 +22,7 @@ static bool check_port_gone(const struct ctx *c, char *msg, size_t len);
 static bool check_fail_open(const struct ctx *c, char *msg, size_t len);
 static bool check_no_socket(const struct ctx *c, char *msg, size_t len);
 static bool check_reload(const struct ctx *c, char *msg, size_t len);
+static bool check_starved(const struct ctx *c, char *msg, size_t len);
 
 static const struct reason {
 	const char *name;
@@ -45,6 +46,10 @@ static const struct reason {
 					 check_no_socket},
 	[HEALTH_RELOAD_FAILED] = {"reload_failed",
 				  "the last reload was refused", check_reload},
+	[HEALTH_RX_STARVED] = {"rx_starved",
+			       "an AF_XDP socket receives nothing while its "
+			       "driver leaves the frames posted for it untaken",
+			       check_starved},
 };
 
 const char *health_reason_name(enum health_reason r)
@@ -237,6 +242,27 @@ static bool check_reload(const struct ctx *c, char *msg, size_t len)
 	return true;
 }
 
+static bool check_starved(const struct ctx *c, char *msg, size_t len)
+{
+	size_t n = 0;
+
+	msg[0] = '\0';
+	for (int p = 0; p < HEALTH_PORTS; p++) {
+		uint64_t q = c->in->port[p].starved;
+
+		if (q && n < len)
+			n += (size_t)snprintf(
+				msg + n, len - n,
+				"%s%.16s: %llu queue%s starved by the driver "
+				"(%llu wake-ups so far)",
+				n ? ", " : "", c->in->port[p].name,
+				(unsigned long long)q, q > 1 ? "s" : "",
+				(unsigned long long)c->in->port[p]
+					.starve_kicks);
+	}
+	return msg[0] != '\0';
+}
+
 void health_eval(struct health *h, const struct health_input *in,
 		 struct health_result *out)
 {
@@ -298,6 +324,8 @@ void health_input_from_snapshot(const struct stats_snapshot *s,
 		 * program counts them apart: steer_abi.h, nosock) */
 		in->port[p].no_socket = sp->s.rx_no_socket;
 		in->port[p].queues_without_socket = sp->s.queues_without_socket;
+		in->port[p].starved = sp->s.rx_starved;
+		in->port[p].starve_kicks = sp->s.rx_starve_kicks;
 	}
 	in->reload_ok = s->reload.last_successful;
 	in->reload_error = s->reload.last_error;

@@ -26,6 +26,12 @@
  *                         now (the gauge queues_without_socket)
  *   reload_failed         the last reload was refused; cleared by the next
  *                         applied one
+ *   rx_starved            an AF_XDP socket of the port is starved by its
+ *                         driver now (the gauge rx_starved, xsk_starve.h:
+ *                         nothing received and its fill ring untaken for
+ *                         2 s or more, while the driver asks to be woken or
+ *                         frames are dropped); cleared when it receives
+ *                         again
  *
  * State between evaluations (struct health): when each heartbeat and each
  * counter last moved. The first evaluation only records: a counter that
@@ -53,6 +59,7 @@ enum health_reason {
 	HEALTH_FAIL_OPEN,
 	HEALTH_QUEUE_WITHOUT_SOCKET,
 	HEALTH_RELOAD_FAILED,
+	HEALTH_RX_STARVED,
 	HEALTH_N_REASONS,
 };
 
@@ -69,6 +76,8 @@ struct health_port_input {
 	uint64_t failure_path; /* frames that found no socket (verdicts) */
 	uint64_t no_socket; /* frames on a queue without a socket */
 	uint64_t queues_without_socket; /* the port's gauge, now */
+	uint64_t starved; /* its starved sockets now (gauge rx_starved) */
+	uint64_t starve_kicks; /* wake-ups issued for them, so far */
 };
 
 struct health_input {
@@ -108,7 +117,7 @@ struct stats_snapshot;
  * the workers' loops, the ports' links and the XDP verdicts (failure
  * path: fail-open, fail-open refused, fail-closed, queue out of range),
  * the no-socket counter and gauge (rx_no_socket, queues_without_socket),
- * the last reload. */
+ * the starved sockets (rx_starved, rx_starve_kicks), the last reload. */
 void health_input_from_snapshot(const struct stats_snapshot *s,
 				struct health_input *in);
 

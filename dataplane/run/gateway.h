@@ -86,6 +86,15 @@ struct gw_params {
 	uint32_t coalesce_us; /* worker.h: nap after work, 0: off */
 	uint32_t shaper_spin_us; /* see worker.h */
 	bool shaper_wait_spin; /* worker.h: spin, not sleep, for shaped frames */
+	/* Test only (XDPLANE_TEST_STARVE, xdplane(8)): with test_starve,
+	 * the sockets of port test_starve_port, queue test_starve_queue
+	 * (UINT32_MAX: every queue), are muted (xsk_queue.h `mute`); with
+	 * test_starve_nokick the starvation detector does not wake them
+	 * either. Zero: off. */
+	bool test_starve;
+	int test_starve_port;
+	uint32_t test_starve_queue;
+	bool test_starve_nokick;
 	uint32_t n_cpus; /* 0: every CPU the process may use */
 	uint32_t cpus[GW_MAX_CPUS];
 	struct qos_policy qos; /* classes, rules, port shapers */
@@ -254,6 +263,21 @@ void gateway_port_set_down(struct gateway *gw, int port, bool down);
  * thread. Syscalls: socket(2), ioctl(2) SIOCETHTOOL, close(2) per port;
  * bpf(2) (map lookups); write(2) of log.h. */
 uint32_t gateway_watch_queues(struct gateway *gw, uint64_t now_ns);
+
+/* Starved AF_XDP sockets (xsk_starve.h): samples each socket of both
+ * ports -- the RX task's packets, the fill ring's indices and wake-up
+ * flag, XDP_STATISTICS, the port device's drop counters from
+ * /sys/class/net/<port>/statistics -- and decides per queue. A socket
+ * found starved is logged (port, queue, bind mode, the evidence) and its
+ * driver woken (xsk_queue_kick()) at every call while it lasts, counted
+ * (rx_starve_kicks); that the kicks did not help is logged once after
+ * XSK_STARVE_GIVEUP_NS; recovery is logged. Returns the queues starved
+ * now over both ports (0: healthy); the gauge rx_starved says which.
+ * Call it periodically (the daemon's stats tick). Control thread.
+ * Syscalls: open(2), read(2), close(2) (sysfs), getsockopt(2)
+ * XDP_STATISTICS, and for a starved socket recvfrom(2), sendto(2),
+ * poll(2); write(2) of log.h. */
+uint32_t gateway_watch_starve(struct gateway *gw, uint64_t now_ns);
 
 /* ---- units: tasks, rings, workers (gw_units.c) ---- */
 

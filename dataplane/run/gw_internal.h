@@ -37,6 +37,7 @@
 #include "umem.h"
 #include "worker.h"
 #include "xsk_queue.h"
+#include "xsk_starve.h"
 
 /* The kernel keeps XDP_PACKET_HEADROOM bytes in front of every received
  * frame. (What L2 adds to an MTU-sized frame: FRAME_L2_MAX,
@@ -76,6 +77,9 @@ struct gw_port {
 	/* VLAN tag stripping on receive turned off by start-up (bit i:
 	 * gw_strip_features[i]), on again at gateway_close() */
 	uint8_t strip_off;
+	/* The starvation detector of each queue's socket
+	 * (gateway_watch_starve(), control thread only) */
+	struct xsk_starve starve[GW_MAX_QUEUES];
 };
 
 struct gateway {

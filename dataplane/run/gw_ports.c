@@ -628,6 +628,24 @@ static int open_sockets(struct gateway *gw, bool zerocopy, char *errbuf,
 		}
 	}
 	gw->zerocopy = zerocopy;
+	for (int p = 0; p < GW_PORTS; p++)
+		for (uint32_t q = 0; q < gw->p.queues; q++)
+			xsk_starve_init(&gw->port[p].starve[q], 0, 0);
+	for (uint32_t q = 0;
+	     gw->p.test_starve && gw->p.test_starve_port >= 0 &&
+	     gw->p.test_starve_port < GW_PORTS && q < gw->p.queues;
+	     q++) {
+		if (gw->p.test_starve_queue != UINT32_MAX &&
+		    gw->p.test_starve_queue != q)
+			continue;
+		gw->port[gw->p.test_starve_port].q[q].mute = true;
+		log_warn("TEST FAULT (XDPLANE_TEST_STARVE): %s queue %u: the "
+			 "worker never wakes the driver to fill this socket%s",
+			 gw->port[gw->p.test_starve_port].name, q,
+			 gw->p.test_starve_nokick
+				 ? ", nor does the starvation detector"
+				 : "");
+	}
 	return 0;
 }
 

@@ -19,6 +19,7 @@ struct gw_qsrc {
 	const struct egress_task *tx; /* the task transmitting on it */
 	const struct egress_task *snd; /* the queue's unit: PFC frames */
 	struct xdp_statistics xsk; /* the socket's; zero if unreadable */
+	const struct xsk_starve *sv; /* its starvation detector */
 };
 
 static inline uint64_t max_u64(uint64_t a, uint64_t b)
@@ -50,6 +51,8 @@ static uint64_t flowq_sum(const struct egress_task *eg, size_t offset)
 #define SRC_PAUSE(m) ctr_read(&c->tx->pfc_rx.ctr.m)
 #define SRC_SND(m) ctr_read(&c->snd->pfc.m)
 #define SRC_SOCKET(m) c->xsk.m
+#define SRC_STARVE(m) c->sv->m
+#define SRC_STARVED ((uint64_t)xsk_starve_is_starved(c->sv))
 #define SRC_FLOWQ(m) flowq_sum(c->tx, offsetof(struct flowq_stats, m))
 #define SRC_FLOWS (SRC_FLOWQ(flows_created) - SRC_FLOWQ(flows_expired))
 #define SRC_PROG(m) 0 /* per port: gateway_port_stats() */
@@ -88,6 +91,7 @@ static void add_queue(struct gateway *gw, int port, uint32_t q,
 		.rx = &gw->rx[gw_unit(gw, port, q)].ctr,
 		.tx = &gw->eg[gw_unit_tx(gw, port, q)],
 		.snd = &gw->eg[gw_unit(gw, port, q)],
+		.sv = &gw->port[port].starve[q],
 	};
 	const struct gw_qsrc *c = &src;
 

@@ -432,7 +432,8 @@ uint32_t rx_task_poll_at(struct rx_task *t, uint64_t now)
 
 	n = xsk_ring_cons__peek(&t->xq->rx, t->batch, &idx);
 	if (!n) {
-		if (xsk_ring_prod__needs_wakeup(&t->xq->fill)) {
+		if (xsk_ring_prod__needs_wakeup(&t->xq->fill) &&
+		    likely(!t->xq->mute)) {
 			recvfrom(t->xq->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 			ctr_add(&t->ctr.fill_wakeups, 1);
 		}

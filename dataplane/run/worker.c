@@ -204,7 +204,9 @@ static uint64_t sleep_until_work(struct worker *w, uint64_t now, bool nap)
 	ts.tv_sec = ns / 1000000000ull;
 	ts.tv_nsec = ns % 1000000000ull;
 	for (uint32_t i = 0; i < n; i++) {
-		w->pfds[i].fd = w->rx[i]->xq->fd;
+		/* a muted socket (test only, xsk_queue.h): not polled,
+		 * since polling wakes its driver; ppoll skips fd -1 */
+		w->pfds[i].fd = w->rx[i]->xq->mute ? -1 : w->rx[i]->xq->fd;
 		w->pfds[i].events = POLLIN;
 	}
 	w->pfds[n].fd = w->wake_fd;

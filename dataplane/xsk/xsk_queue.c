@@ -3,6 +3,7 @@
  * xsk_queue.c - AF_XDP sockets on a shared UMEM. See xsk_queue.h.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -127,4 +128,26 @@ void xsk_queue_census(struct xsk_queue *q, struct umem_census *c)
 		umem_census_add(
 			c, umem_frame_start(c->u, *xsk_ring_cons__comp_addr(
 							  &q->comp, i)));
+}
+
+void xsk_queue_rx_state(const struct xsk_queue *q, struct xsk_rx_state *st)
+{
+	st->fill_prod = __atomic_load_n(q->fill.producer, __ATOMIC_ACQUIRE);
+	st->fill_cons = __atomic_load_n(q->fill.consumer, __ATOMIC_ACQUIRE);
+	st->need_wakeup = q->fill.flags &&
+			  (__atomic_load_n(q->fill.flags, __ATOMIC_ACQUIRE) &
+			   XDP_RING_NEED_WAKEUP);
+	st->rx_pending = __atomic_load_n(q->rx.producer, __ATOMIC_ACQUIRE) -
+			 __atomic_load_n(q->rx.consumer, __ATOMIC_ACQUIRE);
+}
+
+void xsk_queue_kick(const struct xsk_queue *q)
+{
+	struct pollfd pfd = {.fd = q->fd, .events = POLLIN | POLLOUT};
+
+	if (!q->xsk)
+		return;
+	(void)!recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	(void)!sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	(void)!poll(&pfd, 1, 0);
 }

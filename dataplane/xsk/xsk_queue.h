@@ -42,6 +42,13 @@ struct xsk_queue {
 	int fd;
 	uint32_t queue_id;
 	bool zerocopy;
+	/* Test only (the fault switch XDPLANE_TEST_STARVE, xdplane(8)): the
+	 * worker never wakes the driver's receive side for this socket --
+	 * no fill wake-up, not in the worker's ppoll -- so a driver that
+	 * waits to be woken for its fill ring starves (until a TX kick on
+	 * the same queue happens to wake it). Set at set-up, read by the
+	 * worker only where it would issue those syscalls. */
+	bool mute;
 	struct xsk_ring_prod fill;
 	struct xsk_ring_cons comp;
 	struct xsk_ring_cons rx;
@@ -95,6 +102,31 @@ void xsk_queue_close(struct xsk_queue *q);
  * closed. Thread: any (the control thread, for statistics), also while
  * the worker runs. Syscalls: getsockopt(SOL_XDP, XDP_STATISTICS). */
 int xsk_queue_stats(const struct xsk_queue *q, struct xdp_statistics *st);
+
+/* The socket's receive side as the kernel sees it: the fill ring's
+ * producer index (frames the RX task posted), its consumer index (frames
+ * the kernel took, published lazily: at the driver's next look at the
+ * ring or RX flush), the driver's request to be woken
+ * (XDP_RING_NEED_WAKEUP on the fill ring), and the descriptors waiting on
+ * the RX ring for the RX task. Thread: any (the control thread, for the
+ * starvation detector, xsk_starve.h), also while the worker runs: loads
+ * of shared memory. Syscalls: none. */
+struct xsk_rx_state {
+	uint32_t fill_prod, fill_cons;
+	bool need_wakeup;
+	uint32_t rx_pending;
+};
+void xsk_queue_rx_state(const struct xsk_queue *q, struct xsk_rx_state *st);
+
+/* Wake the driver for this socket whether or not it asked to be woken:
+ * recvfrom(MSG_DONTWAIT) (the fill wake-up), sendto(MSG_DONTWAIT) (the
+ * TX wake-up, which runs the same NAPI context on most drivers) and a
+ * poll(2) with no timeout (the kernel wakes with the flags the driver
+ * left). None of them touches a ring from user space: the kernel's side
+ * of each ring has its own locks, so another thread may do this while
+ * the worker runs the socket. Thread: the control thread (the starvation
+ * detector's kick). Syscalls: recvfrom(2), sendto(2), poll(2). */
+void xsk_queue_kick(const struct xsk_queue *q);
 
 /* Census of a quiescent socket: report every address it holds in its
  * rings (entries between consumer and producer), and count in

@@ -16,6 +16,8 @@
 #  - a reload that lifts the ceiling recovers: the first A->B datagram
 #    sent after the reload returned arrives within 1 s, and after that
 #    nothing is lost; rx_fill_ring_empty_descs stops moving;
+#  - not reported as a driver starving the socket (rx_starved_episodes
+#    0, xdplane(8) "A starved socket");
 #  - at stop: accounting exact, frame census clean (the frames that sat in
 #    the queue all came back).
 set -euo pipefail
@@ -75,6 +77,11 @@ echo "starved: slow class holds $held frames; gw0 rx_fill_ring_empty_descs $fe1 
 [ "$held" -ge $((2048 * 9 / 10)) ] || tb_fail "the slow class holds only $held frames"
 [ "$fe2" -gt "$fe1" ] && [ "$fe1" -gt 0 ] || tb_fail "fill-ring starvation not visible ($fe1 -> $fe2)"
 tb_pass "fill ring starved: rx_fill_ring_empty_descs moves ($fe1 -> $fe2)"
+# the gateway's own exhaustion (nothing posted on the fill ring) is not a
+# driver starving a socket (xdplane(8), A starved socket)
+ep=$(jq '[.ports[] | .rx_starved_episodes] | add' <<<"$st")
+[ "$ep" = 0 ] || tb_fail "UMEM exhaustion reported as driver starvation (rx_starved_episodes $ep)"
+tb_pass "not reported as driver starvation (rx_starved_episodes 0, 4 s into it)"
 
 # --- lift the ceiling ---
 write_cfg 1Gbit

@@ -221,6 +221,32 @@ static void test_reload(void **state)
 
 /* Every reason has a name (a label value) and a help; all at once fit
  * the line. */
+static void test_starved(void **state)
+{
+	struct health h;
+	struct health_input in;
+	struct health_result r;
+
+	health_init(&h, &par);
+	healthy_input(&in, S);
+	health_eval(&h, &in, &r);
+	healthy_input(&in, 2 * S);
+	in.port[0].starved = 2;
+	in.port[0].starve_kicks = 3;
+	health_eval(&h, &in, &r);
+	assert_false(health_ok(&r));
+	assert_true(has(&r, HEALTH_RX_STARVED));
+	assert_string_equal(r.msg[HEALTH_RX_STARVED],
+			    "gw0: 2 queues starved by the driver (3 wake-ups "
+			    "so far)");
+	assert_non_null(strstr(r.line, "rx_starved: gw0: 2 queues"));
+	/* as long as the gauge says so; ok at once when it is 0 */
+	healthy_input(&in, 3 * S);
+	in.port[0].starve_kicks = 4;
+	health_eval(&h, &in, &r);
+	assert_true(health_ok(&r));
+}
+
 static void test_table(void **state)
 {
 	struct health h;
@@ -249,6 +275,7 @@ static void test_table(void **state)
 	in.port[0].failure_path = in.port[0].no_socket = 1;
 	in.reload_ok = false;
 	in.reload_error = long_err;
+	in.port[1].starved = 2;
 	health_eval(&h, &in, &r);
 	assert_int_equal(r.degraded, (1u << HEALTH_N_REASONS) - 1);
 	assert_true(strlen(r.line) < sizeof(r.line));
@@ -278,6 +305,8 @@ static void test_from_snapshot(void **state)
 	s->ports[1].s.verdicts[STEER_V_QUEUE_RANGE] = 8;
 	s->ports[1].s.rx_no_socket = 9;
 	s->ports[1].s.queues_without_socket = 2;
+	s->ports[1].s.rx_starved = 1;
+	s->ports[1].s.rx_starve_kicks = 5;
 	s->reload.last_successful = false;
 	strcpy(s->reload.last_error, "why");
 	health_input_from_snapshot(s, &in);
@@ -293,6 +322,9 @@ static void test_from_snapshot(void **state)
 	assert_int_equal(in.port[1].failure_path, 15);
 	assert_int_equal(in.port[1].no_socket, 9);
 	assert_int_equal(in.port[1].queues_without_socket, 2);
+	assert_int_equal(in.port[1].starved, 1);
+	assert_int_equal(in.port[1].starve_kicks, 5);
+	assert_int_equal(in.port[0].starved, 0);
 	assert_false(in.reload_ok);
 	assert_string_equal(in.reload_error, "why");
 	free(s);
@@ -306,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_fail_open),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_starved),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_from_snapshot),
 	};
