@@ -11,7 +11,7 @@
  *   config_errors.c  "file:line:col: key: problem" messages, the
  *                    description of what a key accepts, suggestions
  *   config_units.c   rates, sizes, times, booleans and ranges of written
- *                    keys, on control/units.h, with their messages
+ *                    keys, on control/config/units.h, with their messages
  *   config_qos.c     port shapers, classes, rules, default_class
  *   config_dcqcn.c   the dcqcn mapping against the profile and line rate
  *   config_pfc.c     lossless classes, the pfc mapping and thresholds

@@ -22,7 +22,7 @@
  *
  * The keys whose values are text - rates, sizes, shares, times, prefixes,
  * port ranges, booleans (true or false only) - are strings to the schema
- * and parsed by their section (control/units.h, prefix.h); pcp, dscp and
+ * and parsed by their section (control/config/units.h, prefix.h); pcp, dscp and
  * ecn of a rule's match (a number or a list) are the only CFG_ANY keys,
  * read by the QoS section from the nodes.
  *

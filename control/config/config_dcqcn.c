@@ -8,7 +8,7 @@
  *
  * Times need a unit ("55us"); gains are decimals or ratios ("0.00390625",
  * "1/256") and min_decrease a percentage or a decimal, converted so that
- * they are rounded once (control/units.h).
+ * they are rounded once (control/config/units.h).
  */
 #include "config_priv.h"
 

@@ -4,7 +4,7 @@
  * shapers (ports[].rate, .burst, overhead), classes, rules and
  * default_class. Rates are exact integers of bits/s, sizes of bytes;
  * shares and probabilities are parts of QOS_PROB_ONE, rounded to the
- * nearest, halves up (control/units.h). The rules between keys: a class
+ * nearest, halves up (control/config/units.h). The rules between keys: a class
  * cannot send faster than its port nor be guaranteed more than it may
  * send, the minimums fit in every port rate, ECN marks before the queue
  * drops, rules name classes that exist.
