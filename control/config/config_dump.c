@@ -6,7 +6,7 @@
  * gains and fractions as the shortest decimal their parser reads back the
  * same, strings single-quoted).
  */
-#include "config_priv.h"
+#include "config_sections.h"
 #include "pfc.h"
 #include "prefix.h"
 
