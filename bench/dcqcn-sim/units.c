@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * units.c - see units.h: the simulator's limits and words around the one
- * parser of control/units.c.
+ * parser of control/config/units.c.
  */
 #include "units.h"
 

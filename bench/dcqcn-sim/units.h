@@ -5,7 +5,7 @@
  * sizes ("5KB", "10MB", "64KiB", "1000"), probabilities ("1%", "0.01"),
  * non-negative reals ("0.5", "1/256"), counts and booleans.
  *
- * The parser is the daemon's (control/units.h: the grammar of a number,
+ * The parser is the daemon's (control/config/units.h: the grammar of a number,
  * the unit tables, exact results, the error codes and their texts); what
  * is the simulator's own is said here. Numbers have at most 18 digits
  * (more: UNIT_ESYNTAX). A bare number is in the base unit (bit/s, ns,
@@ -23,7 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../../control/units.h"
+#include "../../control/config/units.h"
 
 #define UNIT_MAX_RATE 1e13 /* 10 Tbit/s */
 #define UNIT_MAX_TIME_NS 1000000000000ull /* 1000 s */

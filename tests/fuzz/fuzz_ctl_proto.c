@@ -17,7 +17,7 @@
  * boolean "ok", and an error carries a string code and message; a session
  * is greeted only after an "ok" response; every snapshot taken is freed.
  *
- * Linked from control/ctl_proto.c, control/ctl_json.c,
+ * Linked from control/api/ctl_proto.c, control/api/ctl_json.c,
  * dataplane/pkt/pkt_parse.c (malformed-reason names) and
  * dataplane/xsk/steer_names.c (XDP verdict names).
  */

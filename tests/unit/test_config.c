@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_config.c - unit tests of the configuration loader's schema and
- * pipeline (control/config_load.c, config_errors.c, yaml_loc.c): values
+ * pipeline (control/config/config_load.c, config_errors.c, yaml_loc.c): values
  * and defaults loaded, every rule on ports, rings, umem, poll and workers
  * rejected with the exact "file:line:col:" of the offending key or value,
  * the schema's and libyaml's errors located, the shipped config. The

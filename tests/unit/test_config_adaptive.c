@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_config_adaptive.c - ports[].adaptive, the adaptive egress
- * controller of each port (control/config_adaptive.c): the defaults (off,
- * target 500us, floor 10% of ports[].rate, probe_gain 0.1), every key's
- * exact value, the floor as a rate or a share, the gain as a fraction or
- * a percentage, the bounds of target and probe_gain, mode: on without
- * ports[].rate, a floor above it and a floor below the shaper's lowest
- * rate per queue refused with file:line:col, the dump
- * round trip, and the key hot on reload.
+ * controller of each port (control/config/config_adaptive.c): the
+ * defaults (off, target 500us, floor 10% of ports[].rate, probe_gain
+ * 0.1), every key's exact value, the floor as a rate or a share, the gain as a
+ * fraction or a percentage, the bounds of target and probe_gain, mode: on
+ * without ports[].rate, a floor above it and a floor below the shaper's lowest
+ * rate per queue refused with file:line:col, the dump round trip, and the key
+ * hot on reload.
  */
 #include "config_diff.h"
 #include "test_config.h"

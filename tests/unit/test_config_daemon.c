@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_config_daemon.c - the daemon's keys of the configuration
- * (control/config_daemon.c): control socket, metrics listener, user and
+ * (control/config/config_daemon.c): control socket, metrics listener, user and
  * group, log level; with check_system, the lookups of the user and
  * groups by the daemon's rule; the errors with file:line:col; the dump.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_config_dcqcn.c - the dcqcn mapping of the configuration
- * (control/config_dcqcn.c): both profiles' defaults, every key, units,
+ * (control/config/config_dcqcn.c): both profiles' defaults, every key, units,
  * the rules against the line rate, the errors with file:line:col, the
  * dcqcn block of the dump.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_config_diff.c - unit tests of control/config_diff.c. The mutation
+ * test_config_diff.c - unit tests of control/config/config_diff.c. The mutation
  * table changes one field of a fully written config at a time and checks
  * the exact key(s) and hotness reported; the size guards fail when struct
  * xdplane_config or struct qos_policy gain a field, so that whoever adds
@@ -464,7 +464,7 @@ static void test_mutations(void **state)
 }
 
 /* Guards: a field added to any of these structs changes its size. Then
- * config_diff must learn the field: compare it in control/config_diff.c,
+ * config_diff must learn the field: compare it in control/config/config_diff.c,
  * add it to the mutation table above and to RELOAD in xdplane.yaml(5),
  * and only then update the size here. */
 static void test_struct_sizes(void **state)
@@ -497,9 +497,9 @@ static void test_struct_sizes(void **state)
 		if (sizes[i].size != sizes[i].was)
 			fail_msg("%s is %zu bytes, was %zu: a field was added "
 				 "or removed; update config_diff (compare it "
-				 "in control/config_diff.c, add it to the "
-				 "mutation table in this file and to RELOAD in "
-				 "xdplane.yaml(5)), then this size",
+				 "in control/config/config_diff.c, add it to "
+				 "the mutation table in this file and to "
+				 "RELOAD in xdplane.yaml(5)), then this size",
 				 sizes[i].name, sizes[i].size, sizes[i].was);
 #else
 	(void)state;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_config_dump.c - config_dump() (control/config_dump.c): documents
+ * test_config_dump.c - config_dump() (control/config/config_dump.c): documents
  * of every kind load back from their dump into the same struct, and the
  * text of the dump.
  */

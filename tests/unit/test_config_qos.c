@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_config_qos.c - the QoS keys of the configuration
- * (control/config_qos.c): port shapers, classes, rules, default_class;
+ * (control/config/config_qos.c): port shapers, classes, rules, default_class;
  * every key's exact value, the units and shares, the defaults, the counts,
  * the errors with file:line:col, the QoS part of the dump.
  */

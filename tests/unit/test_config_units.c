@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_config_units.c - the one parser of numbers with units and of IP
- * prefixes (control/units.c, control/prefix.c), shared by the
+ * prefixes (control/config/units.c, control/config/prefix.c), shared by the
  * configuration, the DCQCN simulator and the CLI: exact values, the error
  * codes, the printers reading back what they print, the prefix messages;
  * and the configuration keys whose behaviour the shared parser decides.

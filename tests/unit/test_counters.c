@@ -85,7 +85,7 @@ static const char *const non_counter_families[] = {
 	"xdplane_class_limit_packets",
 	"xdplane_class_ceil_bytes_per_second",
 	"xdplane_class_min_bytes_per_second",
-	/* health (control/health.h), the workers' loops, the process */
+	/* health (control/state/health.h), the workers' loops, the process */
 	"xdplane_up",
 	"xdplane_port_up",
 	"xdplane_degraded",

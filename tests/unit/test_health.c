@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_health.c - the health decision (control/health.c) on a fake clock:
+ * test_health.c - the health decision (control/state/health.c) on a fake clock:
  * each reason raised by its input and cleared when the input recovers
  * (a stalled worker that turns again, a port back up, a failure-path
  * counter that stops moving for hold_ns, a reload that succeeds); the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_kernel_req.c - the kernel release parser and the start-up decision
- * of control/kernel_req.c: Debian 12's 6.1 carries an MTU that fits one
+ * of control/daemon/kernel_req.c: Debian 12's 6.1 carries an MTU that fits one
  * UMEM frame and refuses a jumbo MTU with the largest MTU that works; 6.6
  * and later carry both; before 5.10 nothing; no kernel more than 17 UMEM
  * frames per packet. Pure: no uname, no interface.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_linkwatch.c - the rtnetlink link-event parser of the daemon
- * (control/linkwatch.c) on crafted netlink buffers: a port's link going
+ * (control/daemon/linkwatch.c) on crafted netlink buffers: a port's link going
  * down and up, its interface deleted, an interface of the same name
  * created again, unrelated interfaces, and buffers whose lengths lie.
  * No socket: linkwatch_parse() is fed directly. Single-threaded.

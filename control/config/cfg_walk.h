@@ -1,23 +1,30 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * config_priv.h - what the parts of the configuration loader share; not
- * for use outside control/config_*.c.
+ * cfg_walk.h - what the configuration loader's files share, below all of
+ * them: the schema's types, the loader's context, the written keys read
+ * by path, the messages and the values of text keys. Not for use outside
+ * control/config/; nothing here includes a section (config_sections.h)
+ * or the schema (config_schema.h).
  *
- * The loader, by file:
- *   config_load.c    the schema (every key, its type and what it accepts),
- *                    the walk of the document against it, the pipeline
- *                    (read, yaml_loc, schema, build), ports, queues, rings,
- *                    umem, poll, workers; config.h's load and name calls
- *   config_errors.c  "file:line:col: key: problem" messages, the
- *                    description of what a key accepts, suggestions
- *   config_units.c   rates, sizes, times, booleans and ranges of written
- *                    keys, on control/units.h, with their messages
- *   config_qos.c     port shapers, classes, rules, default_class
- *   config_dcqcn.c   the dcqcn mapping against the profile and line rate
- *   config_pfc.c     lossless classes, the pfc mapping and thresholds
- *   config_daemon.c  control socket, metrics listener, user and group
- *                    (config_lookup_user/group()), log level
- *   config_dump.c    config_dump()
+ * The loader, by file (control/config/), from the bottom:
+ *   cfg_walk.c         the enum keys' names, the keys read by path
+ *   config_errors.c    "file:line:col: key: problem" messages, the
+ *                      description of what a key accepts, suggestions
+ *   config_units.c     rates, sizes, times, booleans and ranges of written
+ *                      keys, on units.h, with their messages
+ *   the sections (config_sections.h):
+ *   config_ports.c     ports, port_wait, queues, rings, umem, poll,
+ *                      workers; config_check_queues()
+ *   config_qos.c       port shapers, classes, rules, default_class
+ *   config_dcqcn.c     the dcqcn mapping against the profile and line rate
+ *   config_pfc.c       lossless classes, the pfc mapping and thresholds
+ *   config_adaptive.c  ports[].adaptive
+ *   config_daemon.c    control socket, metrics listener, user and group
+ *                      (config_lookup_user/group()), log level
+ *   config_schema.c    the schema and its walk (config_schema.h)
+ *   config_load.c      the pipeline (read, yaml_loc, schema, sections);
+ *                      config.h's load and name calls
+ *   config_dump.c      config_dump()
  *
  * A section loader reads what was written straight from the yaml_loc
  * nodes (cfg_key_at()), after the schema walk has checked every node: a
@@ -26,8 +33,8 @@
  * string's length within its bounds). Every loader returns 0, or -1 with
  * the message in c->err (cfg_fail()).
  */
-#ifndef XDPLANE_CONFIG_PRIV_H
-#define XDPLANE_CONFIG_PRIV_H
+#ifndef XDPLANE_CFG_WALK_H
+#define XDPLANE_CFG_WALK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,7 +94,7 @@
 #define SYN_FIRST_CNP SYN_RATE ", or '' to keep the flow's rate"
 
 /*
- * The schema (config_load.c): the type of every key.
+ * The schema (config_schema.c): the type of every key.
  */
 enum cfg_type {
 	CFG_UINT, /* plain decimal digits, no leading zero, <= UINT32_MAX */
@@ -126,17 +133,18 @@ enum cfg_clamp { /* dcqcn.clamp; 0: not written */
 		 CFG_CLAMP_NEVER,
 };
 
-/* The names of the enum keys, in the order messages list them. */
+/* The names of the enum keys, in the order messages list them
+ * (cfg_walk.c). */
 extern const struct cfg_name cfg_xdp_modes[], cfg_bind_modes[],
 	cfg_failure_modes[], cfg_nonect_modes[], cfg_malformed_modes[],
 	cfg_dcqcn_profiles[], cfg_clamp_modes[], cfg_flow_keys[],
-	cfg_cnp_actions[], cfg_log_levels[], cfg_protos[], cfg_shaper_waits[];
-
-/* ports[].checksum (config_load.c) */
-extern const struct cfg_name cfg_checksum_modes[];
+	cfg_cnp_actions[], cfg_log_levels[], cfg_protos[], cfg_shaper_waits[],
+	cfg_checksum_modes[], cfg_adaptive_modes[];
 
 /* The name of v in t, or "invalid". */
 const char *cfg_name(const struct cfg_name *t, int v);
+/* The entry of t named s, or NULL. */
+const struct cfg_name *cfg_find_name(const struct cfg_name *t, const char *s);
 
 /* The loader's state: the file's name for messages, where the message
  * goes, and the located document. */
@@ -152,6 +160,7 @@ struct key {
 	const struct yaml_loc_node *n;
 };
 
+/* The written keys, by path (cfg_walk.c). */
 /* Fill k for the path fmt; true if that key was written. */
 __attribute__((format(printf, 3, 4))) bool
 cfg_key_at(const struct load_ctx *c, struct key *k, const char *fmt, ...);
@@ -223,34 +232,5 @@ int cfg_get_bool(const struct load_ctx *c, const struct key *k, bool *b);
 uint32_t cfg_default_burst(uint64_t bps);
 /* bps, or else share of rate, times QOS_PROB_ONE, to compare exactly. */
 units_u128 cfg_scaled(uint64_t bps, uint32_t share, uint64_t rate);
-
-/*
- * The sections, in the order config_load.c runs them.
- */
-int cfg_load_qos(const struct load_ctx *c, struct xdplane_config *cfg);
-int cfg_load_dcqcn(const struct load_ctx *c, struct xdplane_config *cfg);
-int cfg_load_pfc(const struct load_ctx *c, struct xdplane_config *cfg);
-int cfg_load_daemon(const struct load_ctx *c, struct xdplane_config *cfg,
-		    bool check_system);
-
-/* ports[].adaptive (config_adaptive.c): its modes and defaults. */
-extern const struct cfg_name cfg_adaptive_modes[];
-#define ADAPTIVE_DEF_TARGET_NS 500000ull
-#define ADAPTIVE_DEF_PROBE_GAIN 0.1
-int cfg_load_adaptive(const struct load_ctx *c, struct xdplane_config *cfg);
-
-/* Defaults that the dump compares with (config_pfc.c). */
-#define PFC_DEF_CABLE_M 100
-#define PFC_DEF_WATCHDOG_MS 200
-#define PFC_DEF_RESTORE_MS 200
-
-/* The DCQCN gain and decrease parsers, for the dump to print what they
- * read back (config_dcqcn.c). */
-int cfg_parse_gain(const char *s, double *out);
-int cfg_parse_decrease(const char *s, double *out);
-
-/* What umem.frames must be at least for queues (config_load.c). */
-uint64_t cfg_frames_needed(const struct xdplane_config *cfg, uint32_t queues);
-uint32_t cfg_pow2_ceil(uint32_t v);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * config_adaptive.c - ports[].adaptive, the adaptive egress controller of
  * each port (dataplane/run/adaptive.h, dataplane/cc/edge_rate.h), after
- * the ports' rates (parts of the loader: config_priv.h).
+ * the ports' rates (parts of the loader: config_sections.h).
  *
  *   ports[].adaptive.mode        off | on; default off
  *   ports[].adaptive.target      time, 10us..1s; default 500us
@@ -20,15 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config_priv.h"
+#include "config_sections.h"
 #include "tbucket.h"
 #include "units.h"
-
-const struct cfg_name cfg_adaptive_modes[] = {
-	{"off", 0},
-	{"on", 1},
-	{NULL, 0},
-};
 
 /* A fraction in (0, 1]: "0.1" or "10%". */
 static int get_gain(const struct load_ctx *c, const struct key *k, double *g)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * config_units.c - the values of written keys (config_priv.h): rates,
- * sizes and times parsed by control/units.h into exact integers (bits/s,
+ * config_units.c - the values of written keys (cfg_walk.h): rates,
+ * sizes and times parsed by control/config/units.h into exact integers (bits/s,
  * bytes, ns), shares of the port rate, booleans, ranges of uint keys;
  * each problem reported at the key's value, saying what the key accepts
  * or which limit it passes.
  */
-#include "config_priv.h"
+#include "cfg_walk.h"
 
 #include <string.h>
 

@@ -2,11 +2,11 @@
 /*
  * config_dump.c - config_dump(): the effective configuration, defaults
  * filled in, as YAML that config_load() reads back into the same struct
- * (rates, sizes, times and shares printed exactly by control/units.h,
+ * (rates, sizes, times and shares printed exactly by control/config/units.h,
  * gains and fractions as the shortest decimal their parser reads back the
  * same, strings single-quoted).
  */
-#include "config_priv.h"
+#include "config_sections.h"
 #include "pfc.h"
 #include "prefix.h"
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * config_qos.c - the QoS keys (parts of the loader: config_priv.h): port
+ * config_qos.c - the QoS keys (parts of the loader: config_sections.h): port
  * shapers (ports[].rate, .burst, overhead), classes, rules and
  * default_class. Rates are exact integers of bits/s, sizes of bytes;
  * shares and probabilities are parts of QOS_PROB_ONE, rounded to the
- * nearest, halves up (control/units.h). The rules between keys: a class
+ * nearest, halves up (control/config/units.h). The rules between keys: a class
  * cannot send faster than its port nor be guaranteed more than it may
  * send, the minimums fit in every port rate, ECN marks before the queue
  * drops, rules name classes that exist.
  */
-#include "config_priv.h"
+#include "config_sections.h"
 #include "prefix.h"
 #include "suggest.h"
 

@@ -80,4 +80,20 @@ json_t *ctl_json_port(const struct snap_port *p);
  * from anywhere. */
 json_t *ctl_json_text(const char *s, size_t max);
 
+/* One DCQCN flow of gateway_flows() on egress port `port` (its name):
+ * {"port","queue","class","dst" (null: none),"dst_qpn","sender_qpn"
+ *  (null: not seen),"rc_bps","rt_bps","alpha","queued_packets",
+ *  "sent_packets","sent_bytes","cnps_wire","cnps_internal","cnps_hint",
+ *  "cnps_sent"} */
+json_t *ctl_json_flow(const struct gw_flow *f, const char *port);
+
+/* The frame census taken when the gateway closes (gateway.h):
+ * {"total","found","driver","missing","doubles","strays"} */
+json_t *ctl_json_census(const struct gw_census *c);
+
+/* The daemon's final report (the "final-stats:" line at exit) without its
+ * census: {"xdp_mode","bind_mode","generation","ports":[port object]},
+ * or {"ports":[]} when s is NULL (no snapshot could be taken). */
+json_t *ctl_json_final(const struct stats_snapshot *s);
+
 #endif

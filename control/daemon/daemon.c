@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * daemon.c - see daemon.h.
+ * daemon.c - the daemon's life cycle (daemon.h): set-up in the order of
+ * privileges, the control thread's events (signals, the stats timer with
+ * the health and the watchdog, the ports' link events), the final report
+ * and tear-down. The control API's operations are daemon_api.c's.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -17,46 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "config_diff.h"
 #include "ctl_json.h"
-#include "ctl_server.h"
 #include "daemon.h"
-#include "evloop.h"
-#include "gateway.h"
-#include "health.h"
-#include "linkwatch.h"
-#include "log.h"
-#include "metrics_server.h"
-#include "prefix.h"
+#include "daemon_api.h"
 #include "privs.h"
 #include "sd_notify.h"
 #include "snapshot.h"
 #include "steer_prog.h"
-
-struct daemon {
-	const char *path;
-	struct xdplane_config *cfg; /* the running configuration */
-	struct gateway *gw;
-	struct evloop loop;
-	struct ctl_server ctl;
-	struct ctl_server ctl_ro; /* control.readonly_group's socket */
-	struct metrics_server metrics;
-	struct ctl_backend be;
-	int sig_fd, timer_fd;
-	struct ev_watch sig_w, timer_w;
-	struct snap_reload reload;
-	double start_unix;
-	bool stopping;
-	int stop_signal;
-	bool log_level_forced; /* -v / -q given: the file's level is ignored */
-	uint64_t watchdog_usec;
-	struct log_ratelimit stall_rl;
-	struct linkwatch lw; /* the ports' links (rtnetlink) */
-	int exit_status; /* non-zero: why the daemon stopped by itself */
-	struct health health; /* judged at every snapshot (health.h) */
-	bool degraded; /* as last logged by the stats timer */
-	char *config_text; /* config_dump() of the running configuration */
-};
 
 /* How long a failure-path counter that moved keeps the health degraded. */
 #define DAEMON_HEALTH_HOLD_NS (5 * 1000000000ull)
@@ -69,14 +38,6 @@ struct daemon {
 
 /* A worker wakes at least once a second: 3 s without a turn is a stall. */
 #define DAEMON_STALL_NS (3 * 1000000000ull)
-
-static double unix_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* XDPLANE_TEST_STARVE=<interface>[:<queue>] (test only, xdplane(8)):
  * mute that port's sockets (one queue, or every one), so that a driver
@@ -162,318 +123,6 @@ static void params_from_config(const struct xdplane_config *c,
 	p->qos = c->qos;
 }
 
-/* ---- the control API's backend ---- */
-
-static struct stats_snapshot *be_snapshot(void *ctx)
-{
-	struct daemon *d = ctx;
-	struct snapshot_source src = {
-		.gw = d->gw,
-		.config_path = d->path,
-		.failure_mode = failure_mode_name(d->cfg->failure_mode),
-		.start_unix = d->start_unix,
-		.reload = &d->reload,
-	};
-	struct stats_snapshot *s;
-	struct health_input in;
-
-	for (int p = 0; p < GW_PORTS && p < LW_PORTS; p++) {
-		src.link_up[p] = d->lw.port[p].running && !d->lw.port[p].gone;
-		src.gone[p] = d->lw.port[p].gone;
-	}
-	d->reload.generation = gateway_generation(d->gw);
-	s = snapshot_take(&src);
-	if (s) {
-		health_input_from_snapshot(s, &in);
-		health_eval(&d->health, &in, &s->health);
-	}
-	return s;
-}
-
-/* The running configuration as --dump-config prints it, kept. */
-static void keep_config_text(struct daemon *d)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f || config_dump(d->cfg, f)) {
-		if (f)
-			fclose(f);
-		free(text);
-		log_warn("cannot keep the running configuration's dump");
-		return;
-	}
-	fclose(f);
-	free(d->config_text);
-	d->config_text = text;
-}
-
-static json_t *be_config(void *ctx, struct ctl_err *err)
-{
-	struct daemon *d = ctx;
-
-	if (!d->config_text) {
-		ctl_err_set(err, "unavailable",
-			    "the running configuration's dump is missing");
-		return NULL;
-	}
-	return json_pack("{s:s,s:I,s:s}", "path", d->path, "generation",
-			 (json_int_t)gateway_generation(d->gw), "text",
-			 d->config_text);
-}
-
-static void be_snapshot_free(void *ctx, struct stats_snapshot *s)
-{
-	snapshot_free(s);
-}
-
-/* A refused file: the first error is the message (with how many more),
- * each other one a line of err->details (and of the log, do_reload()). */
-static void refused_config(const struct config_error *cerr, struct ctl_err *err)
-{
-	if (cerr->found <= 1) {
-		ctl_err_set(err, "invalid_config", "%s", cerr->msg);
-		return;
-	}
-	ctl_err_set(err, "invalid_config", "%s (and %u more error%s)",
-		    cerr->msg, cerr->found - 1, cerr->found == 2 ? "" : "s");
-	err->details = json_array();
-	for (unsigned int i = 1; i < cerr->n; i++)
-		json_array_append_new(err->details,
-				      ctl_json_text(config_error_at(cerr, i),
-						    CONFIG_ERROR_LEN));
-	if (cerr->found > cerr->n)
-		json_array_append_new(err->details,
-				      json_sprintf("%u more errors not shown",
-						   cerr->found - cerr->n));
-}
-
-/* Load, validate, diff, apply. NULL + err when refused; else the result. */
-static json_t *do_reload(struct daemon *d, struct ctl_err *err)
-{
-	struct xdplane_config *next;
-	struct config_error cerr;
-	struct config_diff diff;
-	char keys[1024], gwerr[512];
-	uint64_t t0 = conn_now_ns();
-	json_t *changes;
-	int rc;
-
-	d->reload.attempts_total++;
-	d->reload.last_attempt_unix = unix_now();
-	next = config_load(d->path, true, &cerr);
-	if (!next) {
-		refused_config(&cerr, err);
-		goto refused;
-	}
-	/* one diff: the reload decision (a cold key refuses the whole
-	 * file) and the list of the changes applied below */
-	config_diff(d->cfg, next, &diff);
-	if (config_reload_check(&diff, keys, sizeof(keys))) {
-		ctl_err_set(err, "restart_required", "%s", keys);
-		config_free(next);
-		goto refused;
-	}
-	changes = json_array();
-	for (uint32_t i = 0; i < diff.n; i++)
-		json_array_append_new(changes, json_string(diff.ch[i].key));
-	if (diff.n) {
-		sdn_reloading();
-		rc = gateway_reload(d->gw, &next->qos, gwerr, sizeof(gwerr));
-		if (rc == -EINVAL || rc == -ECANCELED) {
-			/* refused, or a worker could not apply it and every
-			 * worker went back: the running policy stays */
-			sdn_notify("READY=1");
-			ctl_err_set(err,
-				    rc == -EINVAL ? "invalid_config"
-						  : "reload_failed",
-				    "%s: %s", d->path, gwerr);
-			config_free(next);
-			json_decref(changes);
-			goto refused;
-		}
-		if (rc)
-			log_warn("reload: %s", gwerr);
-		if (!d->log_level_forced)
-			log_set_level((enum log_level)next->log_level);
-		sdn_notify("READY=1");
-	}
-	config_free(d->cfg);
-	d->cfg = next;
-	keep_config_text(d);
-	d->reload.generation = gateway_generation(d->gw);
-	d->reload.last_successful = true;
-	d->reload.last_success_unix = unix_now();
-	d->reload.last_error[0] = '\0';
-	config_diff_format(&diff, false, keys, sizeof(keys));
-	log_notice("reload: generation %llu, %u change%s%s%s",
-		   (unsigned long long)d->reload.generation, diff.n,
-		   diff.n == 1 ? "" : "s", diff.n ? ": " : "",
-		   diff.n ? keys : "");
-	return json_pack("{s:b,s:I,s:o,s:f}", "applied", diff.n > 0,
-			 "generation", (json_int_t)d->reload.generation,
-			 "changes", changes, "duration_ms",
-			 (double)(conn_now_ns() - t0) / 1e6);
-refused:
-	d->reload.failures_total++;
-	d->reload.last_successful = false;
-	snprintf(d->reload.last_error, sizeof(d->reload.last_error), "%s",
-		 err->message);
-	log_err("reload refused, running configuration unchanged: %s",
-		err->message);
-	for (size_t i = 0; i < json_array_size(err->details); i++)
-		log_err("reload refused: %s",
-			json_string_value(json_array_get(err->details, i)));
-	return NULL;
-}
-
-static json_t *be_reload(void *ctx, struct ctl_err *err)
-{
-	return do_reload(ctx, err);
-}
-
-struct flows_ctx {
-	struct daemon *d;
-	json_t *arr;
-};
-
-static void flow_json(const struct gw_flow *f, void *arg)
-{
-	struct flows_ctx *fc = arg;
-	char dst[INET6_ADDRSTRLEN] = "";
-	json_t *o;
-
-	if (f->v.key.family)
-		inet_ntop(f->v.key.family == 6 ? AF_INET6 : AF_INET,
-			  f->v.key.addr, dst, sizeof(dst));
-	o = json_object();
-	json_object_set_new(o, "port",
-			    json_string(gateway_port_name(fc->d->gw, f->port)));
-	json_object_set_new(o, "queue", json_integer(f->queue));
-	json_object_set_new(o, "class", json_string(f->class_name));
-	json_object_set_new(o, "dst",
-			    f->v.key.family ? json_string(dst) : json_null());
-	json_object_set_new(o, "dst_qpn", json_integer(f->v.key.qpn));
-	json_object_set_new(o, "sender_qpn",
-			    f->v.qpn_known ? json_integer(f->v.sender_qpn)
-					   : json_null());
-	json_object_set_new(o, "rc_bps", json_real(f->v.rc_bps));
-	json_object_set_new(o, "rt_bps", json_real(f->v.rt_bps));
-	json_object_set_new(o, "alpha", json_real(f->v.alpha));
-	json_object_set_new(o, "queued_packets",
-			    json_integer((json_int_t)f->v.queued_packets));
-	json_object_set_new(o, "sent_packets",
-			    json_integer((json_int_t)f->v.sent_packets));
-	json_object_set_new(o, "sent_bytes",
-			    json_integer((json_int_t)f->v.sent_bytes));
-	json_object_set_new(o, "cnps_wire",
-			    json_integer((json_int_t)f->v.cnps_wire));
-	json_object_set_new(o, "cnps_internal",
-			    json_integer((json_int_t)f->v.cnps_internal));
-	json_object_set_new(o, "cnps_hint",
-			    json_integer((json_int_t)f->v.cnps_hint));
-	json_object_set_new(o, "cnps_sent",
-			    json_integer((json_int_t)f->v.cnps_sent));
-	json_array_append_new(fc->arr, o);
-}
-
-static json_t *be_flows(void *ctx, struct ctl_err *err)
-{
-	struct flows_ctx fc = {.d = ctx, .arr = json_array()};
-
-	gateway_flows(fc.d->gw, flow_json, &fc);
-	return fc.arr;
-}
-
-/* A hint's prefix, by the configuration's grammar (prefix.h): "10.0.0.0/8",
- * "fd00::/8", "10.1.2.3" (a host) -> family, bytes, len; or -1 and why. */
-static int parse_prefix(const char *text, uint8_t *family, uint8_t *addr,
-			uint8_t *plen, char *why, size_t whylen)
-{
-	struct qos_prefix p;
-
-	if (prefix_check(text, &p, why, whylen))
-		return -1;
-	*family = p.family;
-	memcpy(addr, p.addr, sizeof(p.addr));
-	*plen = p.len;
-	return 0;
-}
-
-static json_t *be_congestion(void *ctx, const char *port, const char *cls,
-			     double severity, const char *prefix,
-			     struct ctl_err *err)
-{
-	struct daemon *d = ctx;
-	const struct qos_policy *pol = gateway_policy(d->gw);
-	uint8_t fam[2] = {4, 6}, addr[2][16] = {{0}}, plen[2] = {0, 0};
-	uint32_t sev = (uint32_t)(severity * QOS_PROB_ONE + 0.5);
-	int p = -1, n_fam = 2, reached = 0, rc;
-	unsigned int id = 0xff;
-
-	for (int i = 0; i < GW_PORTS; i++)
-		if (!strcmp(gateway_port_name(d->gw, i), port))
-			p = i;
-	for (unsigned int k = 0; k < pol->n_classes; k++)
-		if (!strcmp(pol->classes[k].name, cls))
-			id = k;
-	if (p < 0 || id == 0xff) {
-		ctl_err_set(err, "bad_request", "no port %s or class %s", port,
-			    cls);
-		return NULL;
-	}
-	if (!pol->classes[id].dcqcn) {
-		ctl_err_set(err, "bad_request",
-			    "class %s has no DCQCN flows (dcqcn: true)", cls);
-		return NULL;
-	}
-	if (prefix) {
-		char why[256];
-
-		if (parse_prefix(prefix, &fam[0], addr[0], &plen[0], why,
-				 sizeof(why))) {
-			ctl_err_set(err, "bad_request", "prefix: %s", why);
-			return NULL;
-		}
-		n_fam = 1;
-	}
-	for (int i = 0; i < n_fam; i++) {
-		rc = gateway_hint(d->gw, p, id, fam[i], addr[i], plen[i], sev);
-		if (rc < 0) {
-			ctl_err_set(err, rc == -EAGAIN ? "busy" : "unavailable",
-				    "%s",
-				    rc == -EAGAIN
-					    ? "a queue's hint ring is full; "
-					      "try again"
-					    : "no DCQCN class on this port");
-			return NULL;
-		}
-		reached = rc;
-	}
-	log_info("congestion hint: %s class %s %s severity %.3f", port, cls,
-		 prefix ? prefix : "(all)", severity);
-	return json_pack("{s:i,s:f,s:s}", "queues", reached, "severity",
-			 (double)sev / QOS_PROB_ONE, "prefix",
-			 prefix ? prefix : "all");
-}
-
-static int be_log_level(void *ctx, const char *level, const char **previous,
-			struct ctl_err *err)
-{
-	int lvl = config_log_level_parse(level);
-
-	if (lvl < 0) {
-		ctl_err_set(err, "bad_request", "unknown log level '%s'",
-			    level);
-		return -1;
-	}
-	*previous = config_log_level_name(log_get_level());
-	log_set_level((enum log_level)lvl);
-	log_notice("log level set to %s (was %s)", level, *previous);
-	return 0;
-}
-
 /* ---- events ---- */
 
 static void on_signal(struct ev_watch *w, int revents)
@@ -486,7 +135,7 @@ static void on_signal(struct ev_watch *w, int revents)
 	while (read(d->sig_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
 			log_info("SIGHUP: reloading %s", d->path);
-			r = do_reload(d, &err);
+			r = daemon_reload(d, &err);
 			json_decref(r);
 			ctl_err_release(&err);
 		} else {
@@ -501,7 +150,7 @@ static void on_signal(struct ev_watch *w, int revents)
 /* Judge the health (every snapshot does); say so when it changes. */
 static void check_health(struct daemon *d)
 {
-	struct stats_snapshot *s = be_snapshot(d);
+	struct stats_snapshot *s = daemon_snapshot(d);
 	char status[1100];
 
 	if (!s)
@@ -666,8 +315,8 @@ static int open_servers(struct daemon *d, char *err, size_t errlen)
 	    metrics_server_open(
 		    &d->metrics, &d->loop,
 		    (const struct sockaddr *)&c->control.metrics_addr,
-		    c->control.metrics_addrlen, be_snapshot, be_snapshot_free,
-		    d, err, errlen))
+		    c->control.metrics_addrlen, daemon_snapshot,
+		    daemon_snapshot_free, d, err, errlen))
 		return -1;
 	return 0;
 }
@@ -724,38 +373,19 @@ static int stop_and_report(struct daemon *d)
 {
 	struct stats_snapshot *s;
 	struct gw_census c;
-	json_t *root, *ports;
+	json_t *root;
 	char *text;
 	int rc = 0;
 
 	gateway_stop(d->gw); /* drained: the counters are final */
-	s = be_snapshot(d);
-	root = json_object();
-	ports = json_array();
-	if (s) {
+	s = daemon_snapshot(d);
+	if (s)
 		print_tables(s);
-		json_object_set_new(root, "xdp_mode", json_string(s->xdp_mode));
-		json_object_set_new(root, "bind_mode",
-				    json_string(s->bind_mode));
-		json_object_set_new(
-			root, "generation",
-			json_integer((json_int_t)s->reload.generation));
-		for (int p = 0; p < GW_PORTS; p++)
-			json_array_append_new(ports,
-					      ctl_json_port(&s->ports[p]));
-		snapshot_free(s);
-	}
-	json_object_set_new(root, "ports", ports);
+	root = ctl_json_final(s);
+	snapshot_free(s);
 	gateway_close(d->gw, &c);
 	d->gw = NULL;
-	json_object_set_new(root, "frames",
-			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "total",
-				      (json_int_t)c.total, "found",
-				      (json_int_t)c.found, "driver",
-				      (json_int_t)c.driver, "missing",
-				      (json_int_t)c.missing, "doubles",
-				      (json_int_t)c.doubles, "strays",
-				      (json_int_t)c.strays));
+	json_object_set_new(root, "frames", ctl_json_census(&c));
 	if (!c.done || c.missing || c.doubles || c.strays ||
 	    c.found + c.driver != c.total) {
 		log_err("frame accounting failed: %llu of %llu frames found, "
@@ -834,25 +464,15 @@ int daemon_run(const char *path, struct xdplane_config *cfg,
 	d->sig_fd = d->timer_fd = -1;
 	d->lw.fd = -1;
 	d->log_level_forced = log_level_forced;
-	d->start_unix = unix_now();
+	d->start_unix = daemon_unix_now();
 	d->reload.generation = 1;
 	d->reload.last_successful = true;
 	d->reload.last_success_unix = d->start_unix;
-	d->be = (struct ctl_backend){
-		.ctx = d,
-		.snapshot = be_snapshot,
-		.snapshot_free = be_snapshot_free,
-		.reload = be_reload,
-		.flows = be_flows,
-		.congestion = be_congestion,
-		.log_level = be_log_level,
-		.config = be_config,
-		.pid = getpid(),
-	};
+	daemon_api_init(d);
 	health_init(&d->health,
 		    &(struct health_params){.stall_ns = DAEMON_STALL_NS,
 					    .hold_ns = DAEMON_HEALTH_HOLD_NS});
-	keep_config_text(d);
+	daemon_keep_config_text(d);
 
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * config_dcqcn.c - the dcqcn mapping (parts of the loader: config_priv.h):
+ * config_dcqcn.c - the dcqcn mapping (parts of the loader: config_sections.h):
  * the profile's defaults (dcqcn_params_default(), dataplane/cc/dcqcn.c),
  * then each written key overrides one parameter, then the rules between
  * them and the line rate (dcqcn.line_rate, or the rate of each port a
@@ -8,9 +8,9 @@
  *
  * Times need a unit ("55us"); gains are decimals or ratios ("0.00390625",
  * "1/256") and min_decrease a percentage or a decimal, converted so that
- * they are rounded once (control/units.h).
+ * they are rounded once (control/config/units.h).
  */
-#include "config_priv.h"
+#include "config_sections.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * config_errors.c - the loader's messages (config_priv.h): one line,
+ * config_errors.c - the loader's messages (cfg_walk.h): one line,
  * "file:line:col: key: problem (got x); fix", where line and col come from
  * the yaml_loc node of the key or value, what a key accepts from the
  * schema (or, for the text-valued keys, from the SYN_* texts), and a
  * suggestion from the accepted names (suggest.h).
  */
-#include "config_priv.h"
+#include "cfg_walk.h"
 #include "prefix.h"
 #include "suggest.h"
 

@@ -8,6 +8,7 @@
  * NULL returned, never a partial object. Text from the snapshot goes
  * through ctl_json_text() (bounded, valid UTF-8), numbers through u64() and real().
  */
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -466,4 +467,70 @@ json_t *ctl_json_status(const struct stats_snapshot *s, pid_t pid)
 	if (!err)
 		err |= put_ports_and_placement(o, s);
 	return finish(o, err);
+}
+
+json_t *ctl_json_flow(const struct gw_flow *f, const char *port)
+{
+	char dst[INET6_ADDRSTRLEN] = "";
+	json_t *o;
+
+	if (f->v.key.family)
+		inet_ntop(f->v.key.family == 6 ? AF_INET6 : AF_INET,
+			  f->v.key.addr, dst, sizeof(dst));
+	o = json_object();
+	json_object_set_new(o, "port", json_string(port));
+	json_object_set_new(o, "queue", json_integer(f->queue));
+	json_object_set_new(o, "class", json_string(f->class_name));
+	json_object_set_new(o, "dst",
+			    f->v.key.family ? json_string(dst) : json_null());
+	json_object_set_new(o, "dst_qpn", json_integer(f->v.key.qpn));
+	json_object_set_new(o, "sender_qpn",
+			    f->v.qpn_known ? json_integer(f->v.sender_qpn)
+					   : json_null());
+	json_object_set_new(o, "rc_bps", json_real(f->v.rc_bps));
+	json_object_set_new(o, "rt_bps", json_real(f->v.rt_bps));
+	json_object_set_new(o, "alpha", json_real(f->v.alpha));
+	json_object_set_new(o, "queued_packets",
+			    json_integer((json_int_t)f->v.queued_packets));
+	json_object_set_new(o, "sent_packets",
+			    json_integer((json_int_t)f->v.sent_packets));
+	json_object_set_new(o, "sent_bytes",
+			    json_integer((json_int_t)f->v.sent_bytes));
+	json_object_set_new(o, "cnps_wire",
+			    json_integer((json_int_t)f->v.cnps_wire));
+	json_object_set_new(o, "cnps_internal",
+			    json_integer((json_int_t)f->v.cnps_internal));
+	json_object_set_new(o, "cnps_hint",
+			    json_integer((json_int_t)f->v.cnps_hint));
+	json_object_set_new(o, "cnps_sent",
+			    json_integer((json_int_t)f->v.cnps_sent));
+	return o;
+}
+
+json_t *ctl_json_census(const struct gw_census *c)
+{
+	return json_pack(
+		"{s:I,s:I,s:I,s:I,s:I,s:I}", "total", (json_int_t)c->total,
+		"found", (json_int_t)c->found, "driver", (json_int_t)c->driver,
+		"missing", (json_int_t)c->missing, "doubles",
+		(json_int_t)c->doubles, "strays", (json_int_t)c->strays);
+}
+
+json_t *ctl_json_final(const struct stats_snapshot *s)
+{
+	json_t *root = json_object(), *ports = json_array();
+
+	if (s) {
+		json_object_set_new(root, "xdp_mode", json_string(s->xdp_mode));
+		json_object_set_new(root, "bind_mode",
+				    json_string(s->bind_mode));
+		json_object_set_new(
+			root, "generation",
+			json_integer((json_int_t)s->reload.generation));
+		for (int p = 0; p < GW_PORTS; p++)
+			json_array_append_new(ports,
+					      ctl_json_port(&s->ports[p]));
+	}
+	json_object_set_new(root, "ports", ports);
+	return root;
 }

@@ -3,7 +3,7 @@
  * config.h - the daemon's configuration: one YAML file, parsed once with
  * libyaml into a located node tree (yaml_loc.h), checked against the
  * loader's own schema, read into the plain structs below, defaults
- * applied, then validated (control/config_*.c; config_priv.h says which
+ * applied, then validated (control/config/; cfg_walk.h says which
  * file does what).
  *
  * Ownership: a struct xdplane_config is built by config_load() and owned by

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * config_daemon.c - the daemon's own keys (parts of the loader:
- * config_priv.h): the control socket, the metrics listener (numeric
+ * config_sections.h): the control socket, the metrics listener (numeric
  * "host:port" only: no name is ever resolved), user, group and
  * control.socket_group (with check_system, resolved by the one rule of
  * config.h, config_lookup_user/group(), which the daemon's privilege drop
  * applies too: privs.c), the log level.
  */
-#include "config_priv.h"
+#include "config_sections.h"
 #include "log.h"
 
 #include <arpa/inet.h>

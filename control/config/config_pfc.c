@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * config_pfc.c - PFC, IEEE 802.1Qbb (dataplane/sched/pfc.h), after the
- * classes, rules and ports (parts of the loader: config_priv.h).
+ * classes, rules and ports (parts of the loader: config_sections.h).
  *
  * A lossless class's priority is its pcp key, else the PCP its first
  * PCP-matching rule names (the lowest), else DSCP >> 3 of the lowest DSCP
@@ -13,7 +13,7 @@
  * (or pfc.xoff), xon = xoff / 2 (or pfc.xon). The limit must hold
  * H + 2 MTU.
  */
-#include "config_priv.h"
+#include "config_sections.h"
 #include "pfc.h"
 
 #include <string.h>
