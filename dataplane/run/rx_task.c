@@ -91,7 +91,7 @@ int rx_task_add_feedback(struct rx_task *t, struct feedback_ring *r)
 	return 0;
 }
 
-void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol)
+void rx_task_set_policy(struct rx_task *t, const struct qos_policy *pol)
 {
 	bool any = false;
 

@@ -532,7 +532,7 @@ static void test_events_to_owner(void **state)
 	rx_task_set_path_owner(&b->rx, &b->owner);
 	adaptive_set_owner(&q0->a, &b->owner, 0);
 	adaptive_set_owner(&q1->a, &b->owner, 1);
-	rx_task_set_dcqcn(&b->rx, &b->pol);
+	rx_task_set_policy(&b->rx, &b->pol);
 	assert_true(b->rx.path_on);
 	rx_task_refill(&b->rx);
 
