@@ -204,8 +204,8 @@ static __attribute__((noinline)) bool classify_built(struct egress_task *t,
 		ctr_add(&t->ctr.np_build_failed, 1);
 		return false;
 	}
-	d->meta = sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3, m.l3_off) |
-		  sched_meta_l4_of(&m);
+	d->meta = frame_meta_pack(classify(t->cls, &m), m.ecn, m.l3, m.l3_off) |
+		  frame_meta_l4_of(&m);
 	return true;
 }
 
@@ -220,9 +220,9 @@ static uint32_t take_handoffs(struct egress_task *t, uint64_t now)
 		n = handoff_ring_dequeue(t->in[k], descs, t->batch);
 		for (i = 0; i < n; i++) {
 			if (unlikely(descs[i].meta &
-				     (SCHED_META_CTRL |
-				      SCHED_META_UNCLASSIFIED))) {
-				if (descs[i].meta & SCHED_META_CTRL) {
+				     (FRAME_META_CTRL |
+				      FRAME_META_UNCLASSIFIED))) {
+				if (descs[i].meta & FRAME_META_CTRL) {
 					tx_ctrl(t, &descs[i]); /* PFC */
 					continue;
 				}
@@ -345,7 +345,7 @@ static bool send_cnp(struct egress_task *t, const struct flowq_flow *f)
 	sp.dest_qpn = f->peer.sender_qpn;
 	d.len = (uint32_t)roce_build_cnp((uint8_t *)t->umem->base + d.addr,
 					 t->umem->frame_size, &sp);
-	d.meta = SCHED_META_UNCLASSIFIED;
+	d.meta = FRAME_META_UNCLASSIFIED;
 	if (unlikely(!d.len)) {
 		ctr_add(&t->ctr.np_build_failed, 1);
 		frame_pool_put(t->np_pool, d.addr);
@@ -427,15 +427,15 @@ remark_out(struct egress_task *t, const struct frame_desc *descs, uint32_t got)
 
 	for (uint32_t i = 0; i < got; i++) {
 		const struct frame_desc *d = &descs[i];
-		unsigned int slot = s->slot_of[sched_meta_class(d->meta)];
+		unsigned int slot = s->slot_of[frame_meta_class(d->meta)];
 		struct sched_class_stats *st;
 		unsigned int r;
 
 		if (slot >= QOS_MAX_CLASSES || !(s->remark_mask >> slot & 1))
 			continue;
 		r = remark_frame(base + d->addr, desc_head(t, d),
-				 sched_meta_l3(d->meta),
-				 sched_meta_l3off(d->meta), &s->remark[slot]);
+				 frame_meta_l3(d->meta),
+				 frame_meta_l3off(d->meta), &s->remark[slot]);
 		st = &s->st[slot];
 		if (r & REMARK_DSCP)
 			ctr_add(&st->dscp_rewritten, 1);
@@ -740,7 +740,7 @@ static bool send_pfc(struct egress_task *t, unsigned int pcp, uint16_t quanta)
 	d.len = (uint32_t)pfc_build((uint8_t *)t->umem->base + d.addr,
 				    t->umem->frame_size, t->pfc_mac,
 				    (uint8_t)(1u << pcp), q);
-	d.meta = SCHED_META_CTRL;
+	d.meta = FRAME_META_CTRL;
 	if (unlikely(!d.len)) { /* cannot happen: a frame holds 64 bytes */
 		frame_pool_put(t->np_pool, d.addr);
 		return false;

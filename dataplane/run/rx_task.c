@@ -268,14 +268,14 @@ static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
 			return RX_FRAME_CONSUMED;
 		if (t->csum && (m.flags & PKT_F_PORTS))
 			rx_csum(t, frame, head, len, &m);
-		return sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
+		return frame_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
 				       m.l3_off) |
-		       sched_meta_l4_of(&m);
+		       frame_meta_l4_of(&m);
 	}
 	ctr_add(&t->ctr.malformed[bad], 1);
 	if (classifier_drops_malformed(t->cls))
 		return RX_FRAME_MALFORMED;
-	return sched_meta_pack(t->cls->default_class, 0, 0, 0);
+	return frame_meta_pack(t->cls->default_class, 0, 0, 0);
 }
 
 /* Could the kernel have produced RX descriptor d? Its frame is one of this
@@ -354,7 +354,7 @@ rx_chain(struct rx_task *t, const struct xdp_desc *d, struct frame_desc *out)
 	memcpy(frame_chain_of(u, c->addr[0]), c, sizeof(*c));
 	out->addr = c->addr[0];
 	out->len = c->total;
-	out->meta = (uint32_t)meta | SCHED_META_CHAIN;
+	out->meta = (uint32_t)meta | FRAME_META_CHAIN;
 	c->n = 0;
 	c->total = 0;
 	ctr_add(&t->ctr.chains, 1);
