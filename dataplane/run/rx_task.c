@@ -8,7 +8,7 @@
 #include <linux/if_xdp.h>
 #include "l4_csum.h"
 #include "mono_clock.h"
-#include "pfc.h"
+#include "pfc_frame.h"
 #include "roce.h"
 #include "rx_task.h"
 #include "tc_sched.h"
