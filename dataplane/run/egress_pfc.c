@@ -4,8 +4,9 @@
  * policy's lossless priorities, the pauses the peer asks for applied to
  * the scheduler (with the watchdog's flush), the XOFF/XON frames for the
  * peer built and handed to the other port's task, and the control frames
- * that task hands here put onto the TX ring. The worker thread of the
- * task only; egress_task_set_pfc_mac() at set-up.
+ * that task hands here put onto the TX ring. The worker thread that runs
+ * the task; egress_task_set_pfc() also at set-up, egress_task_set_pfc_mac()
+ * only then.
  */
 #include <errno.h>
 #include <string.h>
