@@ -5,7 +5,7 @@
  *
  * What is measured, per burst of 32 frames (as rx_task_poll() and
  * egress_task_poll() do it, minus the AF_XDP rings):
- *  - RX: for each frame, pkt_parse() + classify() + sched_meta_pack() into a
+ *  - RX: for each frame, pkt_parse() + classify() + frame_meta_pack() into a
  *    struct frame_desc; then handoff_ring_enqueue() of the burst;
  *  - egress: read the clock once; handoff_ring_dequeue() (up to 32);
  *    sched_enqueue() each; sched_dequeue() up to 32; "transmit" each frame
@@ -43,7 +43,7 @@
  *
  * Also measured, each alone on the same frames and configuration (the
  * "breakdown"; their sum is not the pipeline's time, see README.md):
- *  - parse+classify: pkt_parse + classify + sched_meta_pack, 32 per burst;
+ *  - parse+classify: pkt_parse + classify + frame_meta_pack, 32 per burst;
  *  - handoff ring: enqueue 32 pre-built descriptors, dequeue 32 (one
  *    thread: the ring's cache lines never move between cores);
  *  - scheduler: clock + sched_enqueue x 32 + sched_dequeue(32) on
@@ -488,10 +488,10 @@ static inline uint32_t rx_meta(struct ctx *x, const uint8_t *f, uint32_t len)
 	int bad = pkt_parse(f, len, &m);
 
 	if (likely(!bad))
-		return sched_meta_pack(classify(&x->cls, &m), m.ecn, m.l3,
+		return frame_meta_pack(classify(&x->cls, &m), m.ecn, m.l3,
 				       m.l3_off);
 	x->malformed++;
-	return sched_meta_pack(x->cls.default_class, 0, 0, 0);
+	return frame_meta_pack(x->cls.default_class, 0, 0, 0);
 }
 
 static inline void recycle(struct ctx *x, uint64_t addr)
@@ -838,13 +838,13 @@ static void pool_reset(struct ctx *x)
 		x->pre[i].len = len;
 		x->pre[i].meta = rx_meta(x, f, len);
 		if (x->malformed ||
-		    sched_meta_class(x->pre[i].meta) != cf->class_of[k]) {
+		    frame_meta_class(x->pre[i].meta) != cf->class_of[k]) {
 			fprintf(stderr,
 				"pipeline_bench: FAIL: frame %u (kind %d, %u "
 				"B) "
 				"classified %u, want %u%s\n",
 				i, (int)k, len,
-				sched_meta_class(x->pre[i].meta),
+				frame_meta_class(x->pre[i].meta),
 				cf->class_of[k],
 				x->malformed ? " (malformed)" : "");
 			exit(1);

@@ -119,7 +119,7 @@ static void *run(void *arg)
 			struct frame_desc d = {
 				.addr = addr++,
 				.len = LEN,
-				.meta = sched_meta_pack(0, ECN_NOT_ECT,
+				.meta = frame_meta_pack(0, ECN_NOT_ECT,
 							ECN_L3_NONE, 0),
 			};
 

@@ -9,6 +9,7 @@
  *   ports[].adaptive.floor       rate or N% of ports[].rate; default 10%
  *   ports[].adaptive.probe_gain  fraction per RTT, (0, 1] (0.1 or 10%);
  *                                default 0.1
+ * The defaults are the controller's (edge_rate_params_default()).
  * mode: on needs ports[].rate (the ceiling and the rate with no samples).
  * The floor is divided among the port's queues (each queue's shaper has
  * its controller): a written floor, and the default one with mode on,
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config_sections.h"
+#include "edge_rate.h"
 #include "tbucket.h"
 #include "units.h"
 
@@ -81,15 +83,17 @@ static int load_port(const struct load_ctx *c, struct qos_policy *q,
 {
 	struct qos_port *p = &q->port[i];
 	struct qos_adaptive *a = &p->adaptive;
+	struct edge_rate_params def;
 	uint32_t share = 0;
 	struct key k;
 	char rate[32], path[40];
 
 	snprintf(path, sizeof(path), "ports[%u].adaptive.mode", i);
 	a->on = cfg_enum_at(c, path, cfg_adaptive_modes, 0) == 1;
-	a->target_ns = ADAPTIVE_DEF_TARGET_NS;
-	a->probe_gain = ADAPTIVE_DEF_PROBE_GAIN;
-	a->floor_bps = p->rate_bps / 10;
+	edge_rate_params_default(&def, (double)p->rate_bps);
+	a->target_ns = def.target_ns;
+	a->probe_gain = def.probe_gain;
+	a->floor_bps = (uint64_t)def.floor_bps;
 	if (cfg_key_at(c, &k, "ports[%u].adaptive.target", i) &&
 	    cfg_get_time(c, &k, 10000, 1000000000, &a->target_ns))
 		return -1;

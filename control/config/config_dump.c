@@ -7,6 +7,7 @@
  * same, strings single-quoted).
  */
 #include "config_sections.h"
+#include "edge_rate.h"
 #include "pfc.h"
 #include "prefix.h"
 
@@ -303,11 +304,13 @@ static void dump_daemon(const struct xdplane_config *cfg, FILE *out)
 static void put_adaptive(FILE *out, const struct qos_port *p)
 {
 	const struct qos_adaptive *a = &p->adaptive;
+	struct edge_rate_params def;
 	char text[32];
 
-	if (!a->on && a->target_ns == ADAPTIVE_DEF_TARGET_NS &&
-	    a->probe_gain == ADAPTIVE_DEF_PROBE_GAIN &&
-	    a->floor_bps == p->rate_bps / 10)
+	edge_rate_params_default(&def, (double)p->rate_bps);
+	if (!a->on && a->target_ns == def.target_ns &&
+	    a->probe_gain == def.probe_gain &&
+	    a->floor_bps == (uint64_t)def.floor_bps)
 		return;
 	fprintf(out, "    adaptive:\n      mode: %s\n",
 		cfg_name(cfg_adaptive_modes, a->on));

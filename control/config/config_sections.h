@@ -27,9 +27,9 @@ int cfg_load_pfc(const struct load_ctx *c, struct xdplane_config *cfg);
 int cfg_load_daemon(const struct load_ctx *c, struct xdplane_config *cfg,
 		    bool check_system);
 
-/* ports[].adaptive (config_adaptive.c): its defaults. */
-#define ADAPTIVE_DEF_TARGET_NS 500000ull
-#define ADAPTIVE_DEF_PROBE_GAIN 0.1
+/* ports[].adaptive (config_adaptive.c): its modes; the defaults are
+ * edge_rate_params_default()'s. */
+extern const struct cfg_name cfg_adaptive_modes[];
 int cfg_load_adaptive(const struct load_ctx *c, struct xdplane_config *cfg);
 
 /* Defaults that the dump compares with (config_pfc.c). */

@@ -21,7 +21,7 @@
 struct frame_desc {
 	uint64_t addr; /* UMEM address of the data (start + offset) */
 	uint32_t len; /* bytes of frame data */
-	uint32_t meta; /* class, ECN, L3: layout in tc_sched.h */
+	uint32_t meta; /* class, ECN, L3, L4: layout in frame_meta.h */
 };
 
 /* RX task -> egress task: received frames to transmit. */

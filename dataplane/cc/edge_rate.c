@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <stddef.h>
-#include "bits.h"
 #include "edge_rate.h"
 
 #define EDGE_MAX_CUT 0.5 /* a decision never cuts more than half */
@@ -20,6 +19,13 @@
 #define EDGE_DROP_GROWTH                                                       \
 	0.25 /* a low delivery rate is a capacity drop once the
 	      * delay grew by this share of what it says */
+
+/* How long before now t was, 0 when t is after now (cc/ is the bottom
+ * room and includes nothing of the tree: base/bits.h has the same). */
+static inline uint64_t age_ns(uint64_t now, uint64_t t)
+{
+	return now > t ? now - t : 0;
+}
 
 const char *edge_rate_state_name(int state)
 {

@@ -119,7 +119,8 @@ struct edge_rate_params {
 /* Defaults for a port of max_bps: target 500 us, floor 10 % of max, gain
  * 0.1, beta 0.8, margin 0.05, hold 1 s, min interval 20 us, no drain
  * minimum, max_cut 1/2, no confirmation times (an exact measurement; the
- * dataplane's are in run/adaptive.h). */
+ * dataplane's are in run/adaptive.h). The configuration's defaults of
+ * ports[].adaptive (target, floor, probe_gain) are these. */
 void edge_rate_params_default(struct edge_rate_params *p, double max_bps);
 /* 0, or -EINVAL with the first bad field named in *why. */
 int edge_rate_params_check(const struct edge_rate_params *p, const char **why);

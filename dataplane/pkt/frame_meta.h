@@ -38,86 +38,86 @@
  *              and skips the rest without touching the frame
  *   bits 29-31 reserved, 0
  */
-#define SCHED_META_CLASS_SHIFT 0
-#define SCHED_META_ECN_SHIFT 4
-#define SCHED_META_L3_SHIFT 6
-#define SCHED_META_L3OFF_SHIFT 8
-#define SCHED_META_L4DELTA_SHIFT 16
-#define SCHED_META_BTH (1u << 24)
-#define SCHED_META_CHAIN (1u << 25)
-#define SCHED_META_CTRL (1u << 26)
-#define SCHED_META_UNCLASSIFIED (1u << 27)
-#define SCHED_META_TCP (1u << 28)
+#define FRAME_META_CLASS_SHIFT 0
+#define FRAME_META_ECN_SHIFT 4
+#define FRAME_META_L3_SHIFT 6
+#define FRAME_META_L3OFF_SHIFT 8
+#define FRAME_META_L4DELTA_SHIFT 16
+#define FRAME_META_BTH (1u << 24)
+#define FRAME_META_CHAIN (1u << 25)
+#define FRAME_META_CTRL (1u << 26)
+#define FRAME_META_UNCLASSIFIED (1u << 27)
+#define FRAME_META_TCP (1u << 28)
 
-static inline uint32_t sched_meta_pack(unsigned int class_id, unsigned int ecn,
+static inline uint32_t frame_meta_pack(unsigned int class_id, unsigned int ecn,
 				       unsigned int l3, unsigned int l3off)
 {
-	return (class_id & 0xfu) << SCHED_META_CLASS_SHIFT |
-	       (ecn & 3u) << SCHED_META_ECN_SHIFT |
-	       (l3 & 3u) << SCHED_META_L3_SHIFT |
-	       (l3off & 0xffu) << SCHED_META_L3OFF_SHIFT;
+	return (class_id & 0xfu) << FRAME_META_CLASS_SHIFT |
+	       (ecn & 3u) << FRAME_META_ECN_SHIFT |
+	       (l3 & 3u) << FRAME_META_L3_SHIFT |
+	       (l3off & 0xffu) << FRAME_META_L3OFF_SHIFT;
 }
 
-static inline unsigned int sched_meta_class(uint32_t meta)
+static inline unsigned int frame_meta_class(uint32_t meta)
 {
-	return (meta >> SCHED_META_CLASS_SHIFT) & 0xfu;
+	return (meta >> FRAME_META_CLASS_SHIFT) & 0xfu;
 }
 
-static inline unsigned int sched_meta_ecn(uint32_t meta)
+static inline unsigned int frame_meta_ecn(uint32_t meta)
 {
-	return (meta >> SCHED_META_ECN_SHIFT) & 3u;
+	return (meta >> FRAME_META_ECN_SHIFT) & 3u;
 }
 
-static inline unsigned int sched_meta_l3(uint32_t meta)
+static inline unsigned int frame_meta_l3(uint32_t meta)
 {
-	return (meta >> SCHED_META_L3_SHIFT) & 3u;
+	return (meta >> FRAME_META_L3_SHIFT) & 3u;
 }
 
-static inline unsigned int sched_meta_l3off(uint32_t meta)
+static inline unsigned int frame_meta_l3off(uint32_t meta)
 {
-	return (meta >> SCHED_META_L3OFF_SHIFT) & 0xffu;
+	return (meta >> FRAME_META_L3OFF_SHIFT) & 0xffu;
 }
 
-static inline uint32_t sched_meta_set_ecn(uint32_t meta, unsigned int ecn)
+static inline uint32_t frame_meta_set_ecn(uint32_t meta, unsigned int ecn)
 {
-	return (meta & ~(3u << SCHED_META_ECN_SHIFT)) |
-	       (ecn & 3u) << SCHED_META_ECN_SHIFT;
+	return (meta & ~(3u << FRAME_META_ECN_SHIFT)) |
+	       (ecn & 3u) << FRAME_META_ECN_SHIFT;
 }
 
 /* The L4 header bits of a frame (its offset, BTH, TCP): l4_off 0 means
  * none. */
-static inline uint32_t sched_meta_l4(unsigned int l3off, unsigned int l4off,
+static inline uint32_t frame_meta_l4(unsigned int l3off, unsigned int l4off,
 				     bool bth, bool tcp)
 {
 	unsigned int d = l4off > l3off ? l4off - l3off : 0;
 
 	if (d > 0xff || !d)
 		return 0;
-	return (uint32_t)d << SCHED_META_L4DELTA_SHIFT |
-	       (bth ? SCHED_META_BTH : 0) | (tcp ? SCHED_META_TCP : 0);
+	return (uint32_t)d << FRAME_META_L4DELTA_SHIFT |
+	       (bth ? FRAME_META_BTH : 0) | (tcp ? FRAME_META_TCP : 0);
 }
 
 /* The L4 bits of a frame pkt_parse() accepted. */
-static inline uint32_t sched_meta_l4_of(const struct pkt_meta *m)
+static inline uint32_t frame_meta_l4_of(const struct pkt_meta *m)
 {
-	return sched_meta_l4(m->l3_off, m->l4_off, (m->flags & PKT_F_BTH) != 0,
+	return frame_meta_l4(m->l3_off, m->l4_off, (m->flags & PKT_F_BTH) != 0,
 			     (m->flags & PKT_F_PORTS) &&
 				     m->proto == IPPROTO_TCP);
 }
 
 /* A frame the path monitor may take as a departure: TCP or a RoCEv2 BTH
  * (pathmon_dep_of decides the rest from the headers). */
-static inline bool sched_meta_tcp_or_bth(uint32_t meta)
+static inline bool frame_meta_tcp_or_bth(uint32_t meta)
 {
-	return (meta & (SCHED_META_TCP | SCHED_META_BTH)) != 0;
+	return (meta & (FRAME_META_TCP | FRAME_META_BTH)) != 0;
 }
 
 /* Offset of the L4 header from the frame start, 0: none. */
-static inline unsigned int sched_meta_l4off(uint32_t meta)
+static inline unsigned int frame_meta_l4off(uint32_t meta)
 {
-	unsigned int d = (meta >> SCHED_META_L4DELTA_SHIFT) & 0xffu;
+	unsigned int d = (meta >> FRAME_META_L4DELTA_SHIFT) & 0xffu;
 
-	return d ? sched_meta_l3off(meta) + d : 0;
+	return d ? frame_meta_l3off(meta) + d : 0;
 }
 
 #endif

@@ -50,7 +50,7 @@ enum remark_result {
 };
 
 /* Rewrite frame[0..len) as cfg says; l3, l3off from the frame's meta
- * (sched_meta_l3, sched_meta_l3off). Returns enum remark_result bits. A
+ * (frame_meta_l3, frame_meta_l3off). Returns enum remark_result bits. A
  * field that already has the value is not written (and counts as set). */
 unsigned int remark_frame(uint8_t *frame, uint32_t len, unsigned int l3,
 			  unsigned int l3off, const struct remark_cfg *cfg);

@@ -313,7 +313,7 @@ void adaptive_departures(struct port_adaptive *a, const uint8_t *base,
 		wire += d[i].len + a->overhead;
 		/* only TCP and RoCE: the RX parse said which (frame_meta.h),
 		 * the rest is not touched */
-		if (!sched_meta_tcp_or_bth(d[i].meta))
+		if (!frame_meta_tcp_or_bth(d[i].meta))
 			continue;
 		if (h == d[i].len ? pkt_parse(f, h, &m)
 				  : pkt_parse_head(f, h, d[i].len, &m))

@@ -1,24 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * egress.c - see egress.h.
+ * egress.c - the transmit side of an egress task (egress.h): completions
+ * back to their owners, handoffs and feedback into the scheduler, the
+ * scheduler's picks onto the TX ring, the kick. The notification point
+ * is egress_np.c, PFC egress_pfc.c; what they share is egress_int.h.
  */
 #include <errno.h>
 #include <string.h>
-#include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
-#include "egress.h"
+#include "egress_int.h"
 #include "remark.h"
-#include "roce.h"
 #include "mono_clock.h"
-
-/* PFC (the block at the end of the file) */
-static void pfc_event(struct egress_task *t, const struct fb_event *ev,
-		      uint64_t now);
-static void pfc_pass(struct egress_task *t, uint64_t now);
-static void tx_ctrl(struct egress_task *t, const struct frame_desc *d);
 
 /* The rate the port bucket runs at, for the readers (qrate.h). */
 static void rate_gauge(struct egress_task *t)
@@ -114,31 +106,6 @@ int egress_task_add_input(struct egress_task *t, struct handoff_ring *in,
 	return 0;
 }
 
-/* Give a run of completed frames of one owner back to it. The return ring
- * has room for every frame of the owner's partition, so it never refuses. */
-static void give_back(struct egress_task *t, uint32_t owner,
-		      const uint64_t *addrs, uint32_t n)
-{
-	struct return_ring *r =
-		owner < EGRESS_MAX_OWNERS ? t->ret_by_owner[owner] : NULL;
-
-	if (unlikely(!r)) {
-		ctr_add(&t->ctr.foreign_frames, n);
-		return;
-	}
-	return_ring_enqueue(r, addrs, n);
-}
-
-/* Every frame of packet d back to its owner (a drop). */
-static void give_back_desc(struct egress_task *t, const struct frame_desc *d)
-{
-	uint64_t starts[FRAME_CHAIN_MAX];
-	uint32_t n = frame_desc_frames(t->umem, d, starts);
-
-	/* a chain's frames all belong to the RX task that received it */
-	give_back(t, umem_owner(t->umem, starts[0]), starts, n);
-}
-
 static uint32_t reap_completions(struct egress_task *t)
 {
 	uint64_t addrs[EGRESS_MAX_BATCH];
@@ -191,24 +158,6 @@ static void kick(struct egress_task *t, uint64_t now)
 	}
 }
 
-/* A frame another task built for this port (a CNP: egress.h): parse and
- * classify it under this task's generation. False: it does not parse (it
- * cannot happen: the builder checked it), counted. */
-static __attribute__((noinline)) bool classify_built(struct egress_task *t,
-						     struct frame_desc *d)
-{
-	const uint8_t *frame = (const uint8_t *)t->umem->base + d->addr;
-	struct pkt_meta m;
-
-	if (unlikely(pkt_parse(frame, d->len, &m))) {
-		ctr_add(&t->ctr.np_build_failed, 1);
-		return false;
-	}
-	d->meta = sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3, m.l3_off) |
-		  sched_meta_l4_of(&m);
-	return true;
-}
-
 /* Move handed-over frames into the scheduler's class queues. */
 static uint32_t take_handoffs(struct egress_task *t, uint64_t now)
 {
@@ -220,13 +169,13 @@ static uint32_t take_handoffs(struct egress_task *t, uint64_t now)
 		n = handoff_ring_dequeue(t->in[k], descs, t->batch);
 		for (i = 0; i < n; i++) {
 			if (unlikely(descs[i].meta &
-				     (SCHED_META_CTRL |
-				      SCHED_META_UNCLASSIFIED))) {
-				if (descs[i].meta & SCHED_META_CTRL) {
-					tx_ctrl(t, &descs[i]); /* PFC */
+				     (FRAME_META_CTRL |
+				      FRAME_META_UNCLASSIFIED))) {
+				if (descs[i].meta & FRAME_META_CTRL) {
+					egress_pfc_tx_ctrl(t, &descs[i]);
 					continue;
 				}
-				if (!classify_built(t, &descs[i])) {
+				if (!egress_np_classify(t, &descs[i])) {
 					give_back_desc(t, &descs[i]);
 					continue;
 				}
@@ -247,7 +196,7 @@ static void apply_feedback(struct egress_task *t, const struct fb_event *ev,
 	struct sched *s = &t->sched;
 
 	if (ev->type == FB_PFC) {
-		pfc_event(t, ev, now);
+		egress_pfc_event(t, ev, now);
 		return;
 	}
 	for (uint32_t m = s->fq_mask; m; m &= m - 1) {
@@ -289,91 +238,6 @@ static uint32_t take_feedback(struct egress_task *t, uint64_t now)
 	if (total - pfc) /* DCQCN's; PFC frames count in pfc_rx */
 		ctr_add(&t->ctr.fb_events, total - pfc);
 	return total;
-}
-
-/* The NP path (egress.h): a frame of np_pool for a frame this task builds
- * for the other port. False: none free (or no NP path). */
-static bool np_take(struct egress_task *t, struct frame_desc *d)
-{
-	if (!t->np_pool || !t->np_out || !t->np_pool->count)
-		return false;
-	d->addr = frame_pool_get(t->np_pool);
-	return true;
-}
-
-/* Hand built frame d (len and meta set) to the other port's egress task,
- * waking its worker when that is another thread. False: the ring is full,
- * the frame is back in np_pool. */
-static bool np_send(struct egress_task *t, const struct frame_desc *d)
-{
-	if (likely(handoff_ring_enqueue(t->np_out, d, 1))) {
-		if (t->np_wake_fd >= 0) {
-			uint64_t one = 1;
-
-			(void)!write(t->np_wake_fd, &one, sizeof(one));
-		}
-		return true;
-	}
-	frame_pool_put(t->np_pool, d->addr);
-	return false;
-}
-
-/* Build the CNP flow f is due and hand it to the other port, unclassified
- * (the task there classifies it under its own generation). True when it is
- * on its way; every failure is counted by reason. */
-static bool send_cnp(struct egress_task *t, const struct flowq_flow *f)
-{
-	struct frame_desc d;
-	struct cnp_spec sp;
-
-	if (!np_take(t, &d)) {
-		ctr_add(&t->ctr.np_no_frame, 1);
-		return false;
-	}
-	roce_cnp_spec_default(&sp);
-	memcpy(sp.dst_mac, f->peer.sender_mac, 6);
-	memcpy(sp.src_mac, f->peer.receiver_mac, 6);
-	sp.vlan = f->peer.vid != 0xffff;
-	sp.vid = sp.vlan ? f->peer.vid : 0;
-	sp.pcp = t->dcq->np_pcp;
-	sp.family = f->key.family;
-	memcpy(sp.src_ip, f->key.addr, 16);
-	memcpy(sp.dst_ip, f->peer.sender_ip, 16);
-	sp.dscp = t->dcq->np_dscp;
-	sp.ip_id = t->np_ip_id++;
-	sp.udp_sport = f->peer.udp_sport;
-	sp.dest_qpn = f->peer.sender_qpn;
-	d.len = (uint32_t)roce_build_cnp((uint8_t *)t->umem->base + d.addr,
-					 t->umem->frame_size, &sp);
-	d.meta = SCHED_META_UNCLASSIFIED;
-	if (unlikely(!d.len)) {
-		ctr_add(&t->ctr.np_build_failed, 1);
-		frame_pool_put(t->np_pool, d.addr);
-		return false;
-	}
-	if (!np_send(t, &d)) {
-		ctr_add(&t->ctr.np_out_full, 1);
-		return false;
-	}
-	ctr_add(&t->ctr.np_cnps, 1);
-	return true;
-}
-
-static void send_due_cnps(struct egress_task *t)
-{
-	struct sched *s = &t->sched;
-
-	for (uint32_t m = s->fq_mask; m; m &= m - 1) {
-		struct flowq *q = s->cl[__builtin_ctz(m)].fq;
-
-		for (uint32_t i = 0; i < q->n_np_due; i++) {
-			struct flowq_flow *f = &q->flows[q->np_due[i]];
-
-			if (send_cnp(t, f))
-				ctr_add(&f->cnps_sent, 1);
-		}
-		q->n_np_due = 0;
-	}
 }
 
 /* Multi-buffer TX of got packets (some of them chains), whose room the
@@ -427,15 +291,15 @@ remark_out(struct egress_task *t, const struct frame_desc *descs, uint32_t got)
 
 	for (uint32_t i = 0; i < got; i++) {
 		const struct frame_desc *d = &descs[i];
-		unsigned int slot = s->slot_of[sched_meta_class(d->meta)];
+		unsigned int slot = s->slot_of[frame_meta_class(d->meta)];
 		struct sched_class_stats *st;
 		unsigned int r;
 
 		if (slot >= QOS_MAX_CLASSES || !(s->remark_mask >> slot & 1))
 			continue;
 		r = remark_frame(base + d->addr, desc_head(t, d),
-				 sched_meta_l3(d->meta),
-				 sched_meta_l3off(d->meta), &s->remark[slot]);
+				 frame_meta_l3(d->meta),
+				 frame_meta_l3off(d->meta), &s->remark[slot]);
 		st = &s->st[slot];
 		if (r & REMARK_DSCP)
 			ctr_add(&st->dscp_rewritten, 1);
@@ -548,9 +412,9 @@ uint32_t egress_task_poll_at(struct egress_task *t, uint64_t now)
 	}
 	qrate_publish(&t->qrate, &t->sched, now);
 	if (unlikely(t->sched.fq_mask))
-		send_due_cnps(t);
+		egress_np_send_due(t);
 	if (unlikely(t->pfc_on | t->pfc_rx.paused | t->pfc_tx_release))
-		pfc_pass(t, now);
+		egress_pfc_pass(t, now);
 	if ((t->copy_mode ? tx_unsent(t->xq) != 0
 			  : t->outstanding &&
 				    xsk_ring_prod__needs_wakeup(&t->xq->tx)) &&
@@ -582,220 +446,4 @@ int egress_task_reconfigure(struct egress_task *t, const struct qos_policy *pol)
 void egress_task_census(struct egress_task *t, struct umem_census *c)
 {
 	sched_foreach(&t->sched, frame_desc_census, c);
-}
-
-/* ---- PFC (egress.h "PFC", pfc.h) ---- */
-
-void egress_task_set_pfc(struct egress_task *t, const struct qos_policy *pol)
-{
-	const struct qos_port *me = &pol->port[t->port],
-			      *other = &pol->port[1 - t->port];
-	struct pfc_rx_cfg rc = {
-		.link_bps = me->link_bps ? me->link_bps : me->rate_bps,
-		.watchdog_ns = pol->pfc.watchdog_ns,
-		.restore_ns = pol->pfc.restore_ns,
-	};
-	uint64_t other_bps =
-		other->link_bps ? other->link_bps : other->rate_bps;
-	uint16_t quanta = pol->pfc.quanta ? pol->pfc.quanta : PFC_MAX_QUANTA;
-	struct sched *s = &t->sched;
-	uint8_t pcps = 0, was = t->pfc_tx_pcps | t->pfc_tx_release;
-
-	t->pfc_on = pol->pfc.enabled;
-	pfc_rx_set_cfg(&t->pfc_rx, &rc);
-	/* slots may have moved: the pauses again */
-	for (unsigned int p = 0; p < PFC_PRIOS; p++) {
-		sched_pause_pcp(s, p, pfc_rx_until(&t->pfc_rx, p));
-		t->pfc_tx_slots[p] = 0;
-		t->pfc_txc[p] = (struct pfc_tx_cfg){0};
-	}
-	for (uint32_t i = 0; i < s->n_slots && t->pfc_on; i++) {
-		const struct qos_class *qc = &pol->classes[s->cl[i].id];
-		unsigned int p = qc->pcp & 7;
-
-		if (!qc->lossless || !qc->has_pcp)
-			continue;
-		pcps |= (uint8_t)(1u << p);
-		t->pfc_tx_slots[p] |= 1u << i;
-		t->pfc_txc[p].xoff += qc->pfc_xoff[t->port];
-		t->pfc_txc[p].xon += qc->pfc_xon[t->port];
-	}
-	for (unsigned int p = 0; p < PFC_PRIOS; p++) {
-		struct pfc_tx_cfg *c = &t->pfc_txc[p];
-
-		if (pcps >> p & 1) {
-			c->quanta = quanta;
-			c->refresh_ns = pfc_refresh_ns(quanta, other_bps);
-			/* a priority new to PFC starts afresh; one that
-			 * stays keeps its XOFF/XON state */
-			if (!(was >> p & 1))
-				t->pfc_tx[p] = (struct pfc_tx){0};
-		} else if (t->pfc_tx[p].xoff) {
-			/* it leaves PFC while its sender is paused: XON owed
-			 * (pfc_pass), else the sender waits for the pause to
-			 * run out */
-			t->pfc_tx_release |= (uint8_t)(1u << p);
-			continue;
-		}
-		t->pfc_tx_release &= (uint8_t) ~(1u << p);
-	}
-	t->pfc_tx_pcps = pcps;
-}
-
-int egress_task_set_pfc_mac(struct egress_task *t, int ifindex)
-{
-	struct ifreq ifr = {0};
-	int fd, err = 0;
-
-	if (!if_indextoname((unsigned int)ifindex, ifr.ifr_name))
-		return -errno;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
-		err = -errno;
-	else
-		memcpy(t->pfc_mac, ifr.ifr_hwaddr.sa_data, 6);
-	close(fd);
-	return err;
-}
-
-/* A MAC control frame from the other port's egress task: straight onto
- * the TX ring (it must not wait behind paused or shaped classes). */
-static void tx_ctrl(struct egress_task *t, const struct frame_desc *d)
-{
-	struct xdp_desc *txd;
-	uint32_t idx;
-
-	if (unlikely(xsk_ring_prod__reserve(&t->xq->tx, 1, &idx) != 1)) {
-		ctr_add(&t->pfc.ctrl_ring_full, 1);
-		give_back_desc(t, d);
-		return;
-	}
-	txd = xsk_ring_prod__tx_desc(&t->xq->tx, idx);
-	txd->addr = d->addr;
-	txd->len = d->len;
-	txd->options = 0;
-	xsk_ring_prod__submit(&t->xq->tx, 1);
-	t->outstanding++;
-	ctr_add(&t->pfc.ctrl_sent, 1);
-}
-
-/* Apply the deadlines of the priorities in `changed` to the scheduler,
- * and flush those the watchdog declared storms. */
-static void give_back_cb(const struct frame_desc *d, void *arg)
-{
-	give_back_desc(arg, d);
-}
-
-static void pfc_apply(struct egress_task *t, uint8_t changed, uint8_t storms,
-		      uint64_t now)
-{
-	for (unsigned int m = changed; m; m &= m - 1) {
-		unsigned int p = (unsigned int)__builtin_ctz(m);
-
-		sched_pause_pcp(&t->sched, p, pfc_rx_until(&t->pfc_rx, p));
-	}
-	for (unsigned int m = storms; m; m &= m - 1) {
-		unsigned int p = (unsigned int)__builtin_ctz(m);
-		uint32_t n =
-			sched_flush_pcp(&t->sched, p, now, give_back_cb, t);
-
-		ctr_add(&t->pfc.watchdog_drops[p], n);
-		log_warn("PFC watchdog: priority %u on egress port %d paused "
-			 "for %llu ms: storm, %u frames dropped, PFC ignored "
-			 "for %llu ms",
-			 p, t->port,
-			 (unsigned long long)(t->pfc_rx.cfg.watchdog_ns /
-					      1000000),
-			 n,
-			 (unsigned long long)(t->pfc_rx.cfg.restore_ns /
-					      1000000));
-	}
-}
-
-static void pfc_event(struct egress_task *t, const struct fb_event *ev,
-		      uint64_t now)
-{
-	struct pfc_frame f = {.vector = ev->class_id};
-	uint8_t changed, storms = 0;
-
-	if (!t->pfc_on)
-		return;
-	memcpy(f.quanta, ev->src, sizeof(f.quanta));
-	changed = pfc_rx_frame(&t->pfc_rx, &f, now, &storms);
-	pfc_apply(t, changed, storms, now);
-}
-
-/* Build a PFC frame for priority pcp (quanta 0: XON) and hand it to the
- * other port's egress task. Returns true when it is on its way. */
-static bool send_pfc(struct egress_task *t, unsigned int pcp, uint16_t quanta)
-{
-	uint16_t q[PFC_PRIOS] = {0};
-	struct frame_desc d;
-
-	if (!np_take(t, &d))
-		return false;
-	q[pcp] = quanta;
-	d.len = (uint32_t)pfc_build((uint8_t *)t->umem->base + d.addr,
-				    t->umem->frame_size, t->pfc_mac,
-				    (uint8_t)(1u << pcp), q);
-	d.meta = SCHED_META_CTRL;
-	if (unlikely(!d.len)) { /* cannot happen: a frame holds 64 bytes */
-		frame_pool_put(t->np_pool, d.addr);
-		return false;
-	}
-	return np_send(t, &d);
-}
-
-/* Bytes queued in the lossless classes of priority pcp. */
-static uint64_t pfc_queued(const struct egress_task *t, unsigned int pcp)
-{
-	uint64_t bytes = 0;
-
-	for (uint32_t m = t->pfc_tx_slots[pcp]; m; m &= m - 1)
-		bytes += t->sched.cl[__builtin_ctz(m)].bytes;
-	return bytes;
-}
-
-/* Each pass with PFC on: expiries and the watchdog of the pauses, then
- * the XOFF/XON hysteresis of every lossless priority, then the XONs owed
- * to priorities a reload took out of PFC. */
-static void pfc_pass(struct egress_task *t, uint64_t now)
-{
-	if (t->pfc_rx.paused) {
-		uint8_t storms = 0,
-			ended = pfc_rx_tick(&t->pfc_rx, now, &storms);
-
-		if (unlikely(ended))
-			pfc_apply(t, ended, storms, now);
-	}
-	for (unsigned int m = t->pfc_tx_pcps; m; m &= m - 1) {
-		unsigned int pcp = (unsigned int)__builtin_ctz(m);
-		const struct pfc_tx_cfg *c = &t->pfc_txc[pcp];
-		enum pfc_tx_action a = pfc_tx_decide(&t->pfc_tx[pcp], c,
-						     pfc_queued(t, pcp), now);
-
-		if (likely(a == PFC_TX_NONE))
-			continue;
-		if (!send_pfc(t, pcp, a == PFC_TX_XOFF ? c->quanta : 0)) {
-			ctr_add(&t->pfc.tx_no_frame, 1);
-			continue;
-		}
-		pfc_tx_commit(&t->pfc_tx[pcp], c, a, now);
-		ctr_add(a == PFC_TX_XOFF ? &t->pfc.tx_xoff[pcp]
-					 : &t->pfc.tx_xon[pcp],
-			1);
-	}
-	for (unsigned int m = t->pfc_tx_release; m; m &= m - 1) {
-		unsigned int pcp = (unsigned int)__builtin_ctz(m);
-
-		if (!send_pfc(t, pcp, 0)) {
-			ctr_add(&t->pfc.tx_no_frame, 1);
-			continue;
-		}
-		t->pfc_tx[pcp] = (struct pfc_tx){0};
-		t->pfc_tx_release &= (uint8_t) ~(1u << pcp);
-		ctr_add(&t->pfc.tx_xon[pcp], 1);
-	}
 }

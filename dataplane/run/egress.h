@@ -24,10 +24,10 @@
  * NP handoff ring np_out to the other port's egress task of the same
  * queue, which may run on ANOTHER worker, hence at another policy
  * generation for a while during a reload (policy.h). So what crosses it
- * carries no class id: a CNP goes with SCHED_META_UNCLASSIFIED and the
+ * carries no class id: a CNP goes with FRAME_META_UNCLASSIFIED and the
  * task that takes it parses and classifies it with its own classifier
  * (the generation its scheduler runs); a PFC frame goes with
- * SCHED_META_CTRL and bypasses the classes. The frames are the producer's
+ * FRAME_META_CTRL and bypasses the classes. The frames are the producer's
  * unit's (np_pool) and come back through the matching return ring.
  * A frame counts in a flow's cnps_sent (and np_cnps) only once it is on
  * that ring; every other outcome is counted by reason (np_no_frame,
@@ -176,7 +176,7 @@ struct egress_task {
 	 *    (each pass; thresholds: the sum of theirs); XOFF/XON frames
 	 *    are built in np_pool's frames and handed to the other port's
 	 *    egress task through np_out (as CNPs are), meta
-	 *    SCHED_META_CTRL: that task puts them on its TX ring at once.
+	 *    FRAME_META_CTRL: that task puts them on its TX ring at once.
 	 *    The other port is the one the class's traffic comes from.
 	 *    The state is kept by priority, not by scheduler slot, so a
 	 *    reload that reorders, adds or removes classes sends no XON

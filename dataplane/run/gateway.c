@@ -19,23 +19,6 @@
  * eventfd wakes it; a worker that misses this is stuck, not slow. */
 #define GW_RELOAD_WAIT_NS 2000000000ull
 
-void *gw_zalloc_aligned(size_t n, size_t size)
-{
-	void *m = NULL;
-
-	if (posix_memalign(&m, CACHELINE, n * size))
-		return NULL;
-	memset(m, 0, n * size);
-	return m;
-}
-
-void gw_sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
 /* A new policy generation: validated for both egress ports (their
  * adaptive egress with the rates shared by `queues` queues), classifier
  * compiled. NULL and errbuf filled when the policy is refused. */

@@ -211,7 +211,7 @@ void gateway_stop(struct gateway *gw);
  * one line saying what was done. Any thread. Syscalls: socket(2), bind(2)
  * (the lock), netlink, bpf(2), ioctl(2) SIOCGIFFLAGS, SIOCSIFFLAGS,
  * close(2). */
-int gateway_detach_port(const char *ifname, char *msg, size_t len);
+int gateway_detach_port(const char *ifname, char *msg, size_t msglen);
 /* Stop if needed, take the census (when asked), detach, free. Before
  * gateway_start() succeeded (a refused start, whichever step refused it)
  * it also puts back what gateway_open() changed on the ports: their MTUs

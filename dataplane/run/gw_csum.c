@@ -40,8 +40,8 @@ static const char *const virtual_drivers[] = {
 	"xen-netfront", "hv_netvsc", "vmxnet3",	   NULL,
 };
 
-/* Is the port's device virtual? why: a few words for the log. */
-static bool port_is_virtual(const char *ifname, char *why, size_t len)
+/* Is the port's device virtual? msg: a few words for the log. */
+static bool port_is_virtual(const char *ifname, char *msg, size_t msglen)
 {
 	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
 	struct ifreq ifr;
@@ -60,26 +60,26 @@ static bool port_is_virtual(const char *ifname, char *why, size_t len)
 		di.bus_info[sizeof(di.bus_info) - 1] = '\0';
 		for (int i = 0; virtual_drivers[i]; i++)
 			if (!strcmp(di.driver, virtual_drivers[i])) {
-				snprintf(why, len, "driver %s: virtual",
+				snprintf(msg, msglen, "driver %s: virtual",
 					 di.driver);
 				return true;
 			}
 		if (!di.bus_info[0] || !strcmp(di.bus_info, "N/A")) {
-			snprintf(why, len, "driver %s on no bus: virtual",
+			snprintf(msg, msglen, "driver %s on no bus: virtual",
 				 di.driver);
 			return true;
 		}
-		snprintf(why, len, "driver %s at %s: physical", di.driver,
+		snprintf(msg, msglen, "driver %s at %s: physical", di.driver,
 			 di.bus_info);
 		return false;
 	}
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
 	if (access(path, F_OK)) {
-		snprintf(why, len, "no driver info (%s), no %s: virtual",
+		snprintf(msg, msglen, "no driver info (%s), no %s: virtual",
 			 strerror(err), path);
 		return true;
 	}
-	snprintf(why, len, "no driver info (%s), %s exists: physical",
+	snprintf(msg, msglen, "no driver info (%s), %s exists: physical",
 		 strerror(err), path);
 	return false;
 }

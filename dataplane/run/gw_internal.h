@@ -19,6 +19,9 @@
  * by `port` (through the other port's egress task of the same queue,
  * gw_unit_peer). The helpers below are the only place that arithmetic is
  * written.
+ *
+ * Calls go one way: gateway.c calls gw_ports.c, gw_units.c and
+ * gw_stats.c, which call nothing in gateway.c (what they share is here).
  */
 #ifndef XDPLANE_GW_INTERNAL_H
 #define XDPLANE_GW_INTERNAL_H
@@ -27,6 +30,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "bits.h"
 #include "egress.h"
 #include "gateway.h"
 #include "nic_channels.h"
@@ -163,8 +170,22 @@ static inline uint32_t gw_unit_peer(const struct gateway *gw, uint32_t u)
 }
 
 /* n * size bytes, cache-line aligned, zeroed; NULL when out of memory. */
-void *gw_zalloc_aligned(size_t n, size_t size);
-void gw_sleep_ms(long ms);
+static inline void *gw_zalloc_aligned(size_t n, size_t size)
+{
+	void *m = NULL;
+
+	if (posix_memalign(&m, CACHELINE, n * size))
+		return NULL;
+	memset(m, 0, n * size);
+	return m;
+}
+
+static inline void gw_sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
 
 /* gw_ports.c: lock, check (MTU, frames per packet) and name the ports,
  * match queues with the NICs' channels (nic_channels.h: resolve auto,

@@ -384,7 +384,7 @@ void gw_ports_record(struct gateway *gw, struct gw_port *pt)
 }
 
 /* Called without a gateway, after the daemon is gone (gateway.h). */
-int gateway_detach_port(const char *ifname, char *msg, size_t len)
+int gateway_detach_port(const char *ifname, char *msg, size_t msglen)
 {
 	struct gw_port pt = {.lock_fd = -1};
 	uint32_t flags = 0;
@@ -394,14 +394,14 @@ int gateway_detach_port(const char *ifname, char *msg, size_t len)
 	snprintf(pt.name, sizeof(pt.name), "%s", ifname);
 	ifindex = (int)if_nametoindex(ifname);
 	if (!ifindex) {
-		snprintf(msg, len, "%s: no such interface; nothing to detach",
-			 ifname);
+		snprintf(msg, msglen,
+			 "%s: no such interface; nothing to detach", ifname);
 		return 0;
 	}
-	rc = lock_port(&pt, msg, len);
+	rc = lock_port(&pt, msg, msglen);
 	if (rc)
 		return rc == -EADDRINUSE ? -EBUSY : rc;
-	rc = steer_detach_left(ifindex, ifname, &flags, msg, len);
+	rc = steer_detach_left(ifindex, ifname, &flags, msg, msglen);
 	if (rc != 1) /* not detached: nothing of ours to put back */
 		flags = 0;
 	if (flags & STEER_CONF_PROMISC_SET) {
@@ -411,14 +411,14 @@ int gateway_detach_port(const char *ifname, char *msg, size_t len)
 			close(fd);
 		n = strlen(msg);
 		if (err) {
-			snprintf(msg + n, len - n,
+			snprintf(msg + n, msglen - n,
 				 "; promiscuous mode, which xdplane had set, "
 				 "could not be turned off: %s ('ip link set %s "
 				 "promisc off')",
 				 strerror(-err), ifname);
 			rc = err;
 		} else {
-			snprintf(msg + n, len - n,
+			snprintf(msg + n, msglen - n,
 				 "; promiscuous mode, which xdplane had set, "
 				 "off again");
 		}
@@ -427,7 +427,7 @@ int gateway_detach_port(const char *ifname, char *msg, size_t len)
 		err = strip_on(ifname, (flags & STEER_CONF_STRIP_MASK) >>
 					       STEER_CONF_STRIP_SHIFT);
 		n = strlen(msg);
-		snprintf(msg + n, len - n,
+		snprintf(msg + n, msglen - n,
 			 err ? "; VLAN tag stripping, which xdplane had turned "
 			       "off, could not be turned on again (see above)"
 			     : "; VLAN tag stripping, which xdplane had turned "

@@ -122,7 +122,7 @@ static int setup_dcqcn_paths(struct gateway *gw, uint32_t per_part)
 		if (egress_task_set_pfc_mac(&gw->eg[u], gw->port[port].ifindex))
 			log_warn("%s: no MAC address for PFC frames",
 				 gw->port[port].name);
-		rx_task_set_dcqcn(&gw->rx[u], &gw->live->qos);
+		rx_task_set_policy(&gw->rx[u], &gw->live->qos);
 	}
 	return err;
 }
@@ -175,7 +175,7 @@ static int setup_path_rings(struct gateway *gw)
 				err = egress_task_add_path(
 					&gw->eg[gw_unit_tx(gw, port, j)], r);
 		}
-		rx_task_set_dcqcn(&gw->rx[u], pol);
+		rx_task_set_policy(&gw->rx[u], pol);
 	}
 	for (uint32_t p = 0; p < GW_PORTS && !err; p++) {
 		if (!pol->port[p].adaptive.on)

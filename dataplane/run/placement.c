@@ -663,7 +663,7 @@ int placement_topo_from_hwloc(hwloc_topology_t topo, struct plc_topo *t)
 	return t->n ? 0 : -EINVAL;
 }
 
-int placement_topo_load(struct plc_topo *t, char *err, size_t len)
+int placement_topo_load(struct plc_topo *t, char *errbuf, size_t errlen)
 {
 	hwloc_topology_t topo;
 	int e = 0;
@@ -671,7 +671,8 @@ int placement_topo_load(struct plc_topo *t, char *err, size_t len)
 	memset(t, 0, sizeof(*t));
 	if (hwloc_topology_init(&topo)) {
 		e = -errno;
-		snprintf(err, len, "hwloc: cannot initialise a topology: %s",
+		snprintf(errbuf, errlen,
+			 "hwloc: cannot initialise a topology: %s",
 			 strerror(errno));
 		return e ? e : -ENOMEM;
 	}
@@ -679,11 +680,12 @@ int placement_topo_load(struct plc_topo *t, char *err, size_t len)
 	hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
 	if (hwloc_topology_load(topo)) {
 		e = errno ? -errno : -EIO;
-		snprintf(err, len, "hwloc: cannot load the topology: %s",
+		snprintf(errbuf, errlen, "hwloc: cannot load the topology: %s",
 			 strerror(-e));
 	} else if (placement_topo_from_hwloc(topo, t)) {
 		e = -ENOENT;
-		snprintf(err, len, "hwloc: the topology has no PU below %d",
+		snprintf(errbuf, errlen,
+			 "hwloc: the topology has no PU below %d",
 			 PLC_MAX_CPUS);
 	}
 	hwloc_topology_destroy(topo);

@@ -129,10 +129,10 @@ int placement_topo_from_hwloc(hwloc_topology_t topo, struct plc_topo *t);
 
 /* Load this machine's topology (disallowed PUs included: the caller's
  * cpuset is an input of its own) into t. Returns 0, or -errno with a
- * message in err. Thread: the control thread, at set-up, before the
+ * message in errbuf. Thread: the control thread, at set-up, before the
  * workers start (hwloc moves the calling thread between CPUs). Syscalls:
  * hwloc discovery. */
-int placement_topo_load(struct plc_topo *t, char *err, size_t len);
+int placement_topo_load(struct plc_topo *t, char *errbuf, size_t errlen);
 
 /* The NUMA node of network interface ifname in topo (loaded with I/O
  * objects): the node of the closest non-I/O ancestor of its OS device when

@@ -8,7 +8,7 @@
 #include <linux/if_xdp.h>
 #include "l4_csum.h"
 #include "mono_clock.h"
-#include "pfc.h"
+#include "pfc_frame.h"
 #include "roce.h"
 #include "rx_task.h"
 #include "tc_sched.h"
@@ -91,7 +91,7 @@ int rx_task_add_feedback(struct rx_task *t, struct feedback_ring *r)
 	return 0;
 }
 
-void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol)
+void rx_task_set_policy(struct rx_task *t, const struct qos_policy *pol)
 {
 	bool any = false;
 
@@ -150,10 +150,17 @@ static __attribute__((noinline)) void post_path(struct rx_task *t,
 			ctr_add(&t->ctr.path_events_lost, 1);
 }
 
+/* What classify_frame() returns for a frame that does not go on (a meta
+ * word is >= 0). */
+enum {
+	RX_FRAME_MALFORMED = -1, /* dropped: malformed, counted by the caller */
+	RX_FRAME_CONSUMED = -2, /* absorbed here: a CNP or MAC control frame */
+};
+
 /* A MAC control frame (EtherType 0x8808) is link-local: never forwarded.
  * A PFC frame goes, with PFC on, to the egress tasks of this port (the
- * peer asks this port to stop sending: feedback.h FB_PFC). Returns -2
- * (consumed). */
+ * peer asks this port to stop sending: feedback.h FB_PFC). Returns
+ * RX_FRAME_CONSUMED. */
 static __attribute__((noinline)) int64_t
 rx_mac_control(struct rx_task *t, const uint8_t *frame, uint32_t len)
 {
@@ -162,17 +169,17 @@ rx_mac_control(struct rx_task *t, const uint8_t *frame, uint32_t len)
 
 	if (pfc_parse(frame, len, &f) != PFC_OK) {
 		ctr_add(&t->ctr.mac_control_drops, 1);
-		return -2;
+		return RX_FRAME_CONSUMED;
 	}
 	ctr_add(&t->ctr.pfc_frames, 1);
 	if (!t->pfc)
-		return -2;
+		return RX_FRAME_CONSUMED;
 	ev.class_id = f.vector;
 	memcpy(ev.src, f.quanta, sizeof(f.quanta));
 	for (uint32_t i = 0; i < t->n_fb; i++)
 		if (!feedback_ring_enqueue(t->fb[i], &ev, 1))
 			ctr_add(&t->ctr.feedback_full, 1);
-	return -2;
+	return RX_FRAME_CONSUMED;
 }
 
 /* A CNP or ACK for the reaction points of this port's egress tasks.
@@ -237,9 +244,9 @@ static __attribute__((noinline)) void rx_csum(struct rx_task *t,
 		ctr_add(&t->ctr.csum_not_completed, 1);
 }
 
-/* Parse and classify one frame: its frame_desc meta, -1 to drop it as
- * malformed, -2 when it was absorbed (a CNP the gateway consumed, or a
- * MAC control frame: rx_mac_control). */
+/* Parse and classify one frame: its frame_desc meta, RX_FRAME_MALFORMED
+ * to drop it as malformed, RX_FRAME_CONSUMED when it was absorbed (a CNP
+ * the gateway consumed, or a MAC control frame: rx_mac_control). */
 static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
 				     uint32_t head, uint32_t len)
 {
@@ -258,17 +265,17 @@ static inline int64_t classify_frame(struct rx_task *t, const uint8_t *frame,
 		if (unlikely(t->dcqcn && (m.flags & PKT_F_BTH) &&
 			     m.l3 != PKT_L3_NONE) &&
 		    post_feedback(t, &m))
-			return -2;
+			return RX_FRAME_CONSUMED;
 		if (t->csum && (m.flags & PKT_F_PORTS))
 			rx_csum(t, frame, head, len, &m);
-		return sched_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
+		return frame_meta_pack(classify(t->cls, &m), m.ecn, m.l3,
 				       m.l3_off) |
-		       sched_meta_l4_of(&m);
+		       frame_meta_l4_of(&m);
 	}
 	ctr_add(&t->ctr.malformed[bad], 1);
 	if (classifier_drops_malformed(t->cls))
-		return -1;
-	return sched_meta_pack(t->cls->default_class, 0, 0, 0);
+		return RX_FRAME_MALFORMED;
+	return frame_meta_pack(t->cls->default_class, 0, 0, 0);
 }
 
 /* Could the kernel have produced RX descriptor d? Its frame is one of this
@@ -347,13 +354,13 @@ rx_chain(struct rx_task *t, const struct xdp_desc *d, struct frame_desc *out)
 	memcpy(frame_chain_of(u, c->addr[0]), c, sizeof(*c));
 	out->addr = c->addr[0];
 	out->len = c->total;
-	out->meta = (uint32_t)meta | SCHED_META_CHAIN;
+	out->meta = (uint32_t)meta | FRAME_META_CHAIN;
 	c->n = 0;
 	c->total = 0;
 	ctr_add(&t->ctr.chains, 1);
 	return 1;
 drop_malformed:
-	if (meta == -1)
+	if (meta == RX_FRAME_MALFORMED)
 		ctr_add(&t->ctr.drop_malformed, 1);
 drop:
 	chain_asm_discard(&t->chain, u, &t->pool);
@@ -466,7 +473,7 @@ uint32_t rx_task_poll_at(struct rx_task *t, uint64_t now)
 		meta = classify_frame(t, (uint8_t *)t->umem->base + d->addr,
 				      d->len, d->len);
 		if (unlikely(meta < 0)) {
-			if (meta == -1)
+			if (meta == RX_FRAME_MALFORMED)
 				malformed++;
 			goto drop;
 		}

@@ -212,9 +212,11 @@ int rx_task_add_path(struct rx_task *t, struct pathmon_ring *r, int port);
  * queue does (path_events_unowned); without a table, to every queue.
  * Thread: set-up. Syscalls: none. */
 void rx_task_set_path_owner(struct rx_task *t, const struct path_owner *o);
-/* The policy generation's DCQCN, PFC and adaptive switches. Thread: the worker, at a switch
- * (worker_switch), or set-up. Syscalls: none. */
-void rx_task_set_dcqcn(struct rx_task *t, const struct qos_policy *pol);
+/* Take the policy generation's switches for what the RX task hands to
+ * the egress side: DCQCN feedback (CNPs, RoCE ACKs; CNPs absorbed or
+ * forwarded), PFC frames, and path events for adaptive egress. Thread:
+ * the worker, at a switch (worker_switch), or set-up. Syscalls: none. */
+void rx_task_set_policy(struct rx_task *t, const struct qos_policy *pol);
 
 /* Multi-buffer on (max_frags >= 2: frames per packet, at most) or off
  * (0). Thread: set-up only. Syscalls: none. */

@@ -98,7 +98,7 @@ int worker_switch(struct worker *w, struct policy_gen *g)
 	}
 	for (i = 0; i < w->n_rx; i++) {
 		w->rx[i]->cls = &g->cls;
-		rx_task_set_dcqcn(w->rx[i], &g->qos);
+		rx_task_set_policy(w->rx[i], &g->qos);
 	}
 	w->cur = g;
 	w->gen = g->gen;

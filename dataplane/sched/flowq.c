@@ -363,8 +363,8 @@ static void rp_cnp(struct flowq *q, struct flowq_flow *f, uint64_t now_ns)
 void flowq_key_of(const uint8_t *frame, uint32_t len, uint32_t meta,
 		  enum qos_flow_key kind, struct flowq_key *k)
 {
-	unsigned int l3 = sched_meta_l3(meta), off = sched_meta_l3off(meta);
-	unsigned int l4 = sched_meta_l4off(meta);
+	unsigned int l3 = frame_meta_l3(meta), off = frame_meta_l3off(meta);
+	unsigned int l4 = frame_meta_l4off(meta);
 
 	memset(k, 0, sizeof(*k));
 	if (l3 == ECN_L3_IPV4 && off + 20 <= len) {
@@ -374,7 +374,7 @@ void flowq_key_of(const uint8_t *frame, uint32_t len, uint32_t meta,
 		k->family = 6;
 		memcpy(k->addr, frame + off + 24, 16);
 	}
-	if (kind == QOS_FLOW_QP && (meta & SCHED_META_BTH) && l4 + 20 <= len)
+	if (kind == QOS_FLOW_QP && (meta & FRAME_META_BTH) && l4 + 20 <= len)
 		k->qpn = (uint32_t)frame[l4 + 13] << 16 |
 			 (uint32_t)frame[l4 + 14] << 8 | frame[l4 + 15];
 }
@@ -383,9 +383,9 @@ void flowq_key_of(const uint8_t *frame, uint32_t len, uint32_t meta,
 static void note_peer(struct flowq_flow *f, const uint8_t *frame, uint32_t len,
 		      uint32_t meta)
 {
-	unsigned int off = sched_meta_l3off(meta), l4 = sched_meta_l4off(meta);
+	unsigned int off = frame_meta_l3off(meta), l4 = frame_meta_l4off(meta);
 
-	if (!frame || !(meta & SCHED_META_BTH) || l4 + 20 > len)
+	if (!frame || !(meta & FRAME_META_BTH) || l4 + 20 > len)
 		return;
 	memcpy(f->peer.receiver_mac, frame, 6);
 	memcpy(f->peer.sender_mac, frame + 6, 6);

@@ -140,7 +140,7 @@ void flowq_fini(struct flowq *q);
 void flowq_set_params(struct flowq *q, const struct qos_dcqcn *cfg,
 		      double line_bps);
 
-/* The flow key of a frame (meta as in tc_sched.h). */
+/* The flow key of a frame (meta as in frame_meta.h). */
 void flowq_key_of(const uint8_t *frame, uint32_t len, uint32_t meta,
 		  enum qos_flow_key kind, struct flowq_key *k);
 

@@ -47,7 +47,7 @@ static void check_frames(const struct sched_class *c)
 		for (uint32_t k = c->head; k != c->tail; k++) {
 			const struct frame_desc *d = &c->ring[k & c->mask].d;
 
-			DP_ASSERT(sched_meta_class(d->meta) == c->id);
+			DP_ASSERT(frame_meta_class(d->meta) == c->id);
 			bytes += d->len;
 		}
 	}
@@ -135,7 +135,7 @@ static __attribute__((noinline)) int enqueue_full(struct sched *s,
 						  uint8_t *frame,
 						  uint64_t now_ns)
 {
-	unsigned int slot = s->slot_of[sched_meta_class(d->meta)];
+	unsigned int slot = s->slot_of[frame_meta_class(d->meta)];
 	struct sched_class *c = &s->cl[slot];
 	struct sched_class_stats *st = &s->st[slot];
 	struct sched_entry *e;
@@ -158,14 +158,14 @@ static __attribute__((noinline)) int enqueue_full(struct sched *s,
 	/* RED at enqueue on the class queue; a DCQCN class marks at dequeue
 	 * instead (mark_flow_frame), on the bytes past their rate gates */
 	if (c->ecn && !c->fq && ecn_red_choose(&c->red, qbytes, &s->rng)) {
-		unsigned int ecn = sched_meta_ecn(meta);
+		unsigned int ecn = frame_meta_ecn(meta);
 
 		/* ECT: mark CE; if the header cannot be marked, it is
 		 * handled as Not-ECT. CE stays CE. */
 		if ((ecn == ECN_ECT0 || ecn == ECN_ECT1) &&
-		    ecn_mark_ce(frame, d->len, sched_meta_l3(meta),
-				sched_meta_l3off(meta)) == ECN_MARKED) {
-			meta = sched_meta_set_ecn(meta, ECN_CE);
+		    ecn_mark_ce(frame, d->len, frame_meta_l3(meta),
+				frame_meta_l3off(meta)) == ECN_MARKED) {
+			meta = frame_meta_set_ecn(meta, ECN_CE);
 			ctr_add(&st->ecn_marks, 1);
 		} else if (ecn != ECN_CE && c->nonect_drop) {
 			r = SCHED_DROP_ECN_NONECT;
@@ -220,7 +220,7 @@ drop:
 int sched_enqueue(struct sched *s, const struct frame_desc *d, uint8_t *frame,
 		  uint64_t now_ns)
 {
-	unsigned int slot = s->slot_of[sched_meta_class(d->meta)];
+	unsigned int slot = s->slot_of[frame_meta_class(d->meta)];
 	struct sched_class *c;
 	struct sched_class_stats *st;
 	struct sched_entry *e;
@@ -352,13 +352,13 @@ static void mark_flow_frame(struct sched *s, struct sched_class *c,
 			    struct sched_class_stats *st, uint32_t fid,
 			    struct frame_desc *d, uint64_t now_ns)
 {
-	unsigned int ecn = sched_meta_ecn(d->meta);
+	unsigned int ecn = frame_meta_ecn(d->meta);
 
 	if ((ecn != ECN_ECT0 && ecn != ECN_ECT1) || !s->frame_base ||
-	    ecn_mark_ce(s->frame_base + d->addr, d->len, sched_meta_l3(d->meta),
-			sched_meta_l3off(d->meta)) != ECN_MARKED)
+	    ecn_mark_ce(s->frame_base + d->addr, d->len, frame_meta_l3(d->meta),
+			frame_meta_l3off(d->meta)) != ECN_MARKED)
 		return;
-	d->meta = sched_meta_set_ecn(d->meta, ECN_CE);
+	d->meta = frame_meta_set_ecn(d->meta, ECN_CE);
 	ctr_add(&st->ecn_marks, 1);
 	flowq_marked(c->fq, fid, now_ns);
 }
@@ -544,8 +544,8 @@ static void send_flow(struct sched *s, unsigned int i, bool by_min,
 	/* a flow's frames keep the meta they came with: a reload may have
 	 * renumbered the class (or moved a removed class's frames here); the
 	 * frame leaves with the id of the class it leaves from (marking) */
-	fe.d.meta = (fe.d.meta & ~(0xfu << SCHED_META_CLASS_SHIFT)) |
-		    (uint32_t)c->id << SCHED_META_CLASS_SHIFT;
+	fe.d.meta = (fe.d.meta & ~(0xfu << FRAME_META_CLASS_SHIFT)) |
+		    (uint32_t)c->id << FRAME_META_CLASS_SHIFT;
 	if (c->head + 1 != c->tail && flowq_peek(c->fq, now_ns) == FLOWQ_NONE)
 		q->blocked |= bit;
 	out[q->n++] = fe.d;

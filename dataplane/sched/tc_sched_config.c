@@ -528,8 +528,8 @@ int sched_reconfigure(struct sched *s, const struct qos_policy *pol, int port,
 			struct sched_entry *e = &nc->ring[k & nc->mask];
 
 			e->d.meta = (e->d.meta &
-				     ~(0xfu << SCHED_META_CLASS_SHIFT)) |
-				    (uint32_t)nc->id << SCHED_META_CLASS_SHIFT;
+				     ~(0xfu << FRAME_META_CLASS_SHIFT)) |
+				    (uint32_t)nc->id << FRAME_META_CLASS_SHIFT;
 			bytes += e->d.len;
 		}
 		nc->bytes = (uint32_t)bytes;

@@ -12,7 +12,7 @@
  * chain_asm).
  *
  * Between RX and TX a chain is ONE frame_desc: addr = the first frame's
- * data, len = the whole packet's length, meta with SCHED_META_CHAIN
+ * data, len = the whole packet's length, meta with FRAME_META_CHAIN
  * (frame_meta.h). So the handoff ring, the class queues, the byte counters
  * and the token buckets carry and charge the packet as a unit. The list of
  * frames (struct frame_chain) is written into the headroom of the first
@@ -93,7 +93,7 @@ struct frame_chain {
 
 static inline bool frame_desc_is_chain(const struct frame_desc *d)
 {
-	return (d->meta & SCHED_META_CHAIN) != 0;
+	return (d->meta & FRAME_META_CHAIN) != 0;
 }
 
 /* Does the headroom in front of data address `addr` hold a record? */

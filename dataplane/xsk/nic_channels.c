@@ -100,12 +100,12 @@ int nic_channels_restore(const char *ifname, const struct nic_channels *was)
 }
 
 __attribute__((format(printf, 3, 4))) static int
-refuse(char *err, size_t errlen, const char *fmt, ...)
+refuse(char *errbuf, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(errbuf, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -123,7 +123,7 @@ static void note(struct queue_plan *out, const char *name, uint32_t queues)
 
 /* queues: N on a port with m channels, set_channels off. */
 static int refuse_explicit(const struct queue_plan_in *in, int i, uint32_t m,
-			   char *err, size_t errlen)
+			   char *errbuf, size_t errlen)
 {
 	const struct nic_channels *ch = &in->ch[i];
 	uint32_t q = in->queues, max = nic_channels_max(ch);
@@ -131,7 +131,7 @@ static int refuse_explicit(const struct queue_plan_in *in, int i, uint32_t m,
 
 	nic_channels_cmd(ch, in->name[i], q, cmd, sizeof(cmd));
 	if (m > q)
-		return refuse(err, errlen,
+		return refuse(errbuf, errlen,
 			      "%s has %u RX channels but queues is %u: RSS "
 			      "would spread flows over %u channel%s without "
 			      "an AF_XDP socket, whose frames take the "
@@ -141,13 +141,13 @@ static int refuse_explicit(const struct queue_plan_in *in, int i, uint32_t m,
 			      in->name[i], m, q, m - q, m - q > 1 ? "s" : "", m,
 			      q, cmd);
 	if (max && max < q)
-		return refuse(err, errlen,
+		return refuse(errbuf, errlen,
 			      "%s has %u RX channels but queues is %u, and "
 			      "the NIC allows at most %u: no AF_XDP socket can "
 			      "be bound to a queue the NIC does not have; set "
 			      "queues: auto (%u), or queues: %u or less",
 			      in->name[i], m, q, max, m, max);
-	return refuse(err, errlen,
+	return refuse(errbuf, errlen,
 		      "%s has %u RX channels but queues is %u: no AF_XDP "
 		      "socket can be bound to a queue the NIC does not have; "
 		      "set queues: auto (%u), or queues_set_channels: true to "
@@ -156,12 +156,12 @@ static int refuse_explicit(const struct queue_plan_in *in, int i, uint32_t m,
 }
 
 static int decide_explicit(const struct queue_plan_in *in,
-			   struct queue_plan *out, char *err, size_t errlen)
+			   struct queue_plan *out, char *errbuf, size_t errlen)
 {
 	uint32_t q = in->queues;
 
 	if (q < 1 || q > in->max_queues)
-		return refuse(err, errlen,
+		return refuse(errbuf, errlen,
 			      "queues: must be between 1 and %u (got %u)",
 			      in->max_queues, q);
 	for (int i = 0; i < QUEUE_PLAN_PORTS; i++) {
@@ -175,9 +175,9 @@ static int decide_explicit(const struct queue_plan_in *in,
 		if (m == q)
 			continue;
 		if (!in->set_channels)
-			return refuse_explicit(in, i, m, err, errlen);
+			return refuse_explicit(in, i, m, errbuf, errlen);
 		if (max && q > max)
-			return refuse(err, errlen,
+			return refuse(errbuf, errlen,
 				      "%s allows at most %u RX channels "
 				      "(ethtool -l %s) but queues is %u: set "
 				      "queues: %u or less, or auto",
@@ -189,7 +189,7 @@ static int decide_explicit(const struct queue_plan_in *in,
 }
 
 static int decide_auto(const struct queue_plan_in *in, struct queue_plan *out,
-		       char *err, size_t errlen)
+		       char *errbuf, size_t errlen)
 {
 	uint32_t m[QUEUE_PLAN_PORTS], q = 0;
 	char cmd[80];
@@ -216,7 +216,7 @@ static int decide_auto(const struct queue_plan_in *in, struct queue_plan *out,
 		}
 		nic_channels_cmd(&in->ch[i], in->name[i], q, cmd, sizeof(cmd));
 		if (m[i] > in->max_queues)
-			return refuse(err, errlen,
+			return refuse(errbuf, errlen,
 				      "%s has %u RX channels, more than the "
 				      "%u queues xdplane runs per port: RSS "
 				      "would spread flows over %u channels "
@@ -226,7 +226,7 @@ static int decide_auto(const struct queue_plan_in *in, struct queue_plan *out,
 				      "true, or run '%s'",
 				      in->name[i], m[i], in->max_queues,
 				      m[i] - q, cmd);
-		return refuse(err, errlen,
+		return refuse(errbuf, errlen,
 			      "queues: auto: %s has %u RX channels and %s %u, "
 			      "but both ports run the same number of queues "
 			      "(%u), which would leave %u of %s's channels "
@@ -242,15 +242,15 @@ static int decide_auto(const struct queue_plan_in *in, struct queue_plan *out,
 }
 
 int queue_plan_decide(const struct queue_plan_in *in, struct queue_plan *out,
-		      char *err, size_t errlen)
+		      char *errbuf, size_t errlen)
 {
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (errlen)
-		err[0] = '\0';
-	rc = in->queues ? decide_explicit(in, out, err, errlen)
-			: decide_auto(in, out, err, errlen);
+		errbuf[0] = '\0';
+	rc = in->queues ? decide_explicit(in, out, errbuf, errlen)
+			: decide_auto(in, out, errbuf, errlen);
 	if (rc) {
 		memset(out->set_to, 0, sizeof(out->set_to));
 		out->queues = 0;

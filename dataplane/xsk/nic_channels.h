@@ -108,6 +108,6 @@ struct queue_plan {
 /* Decide. 0 and *out, or -EINVAL and a one-line reason with its fixes in
  * err (out->queues then 0). Pure: any thread, no syscalls. */
 int queue_plan_decide(const struct queue_plan_in *in, struct queue_plan *out,
-		      char *err, size_t errlen);
+		      char *errbuf, size_t errlen);
 
 #endif

@@ -285,7 +285,7 @@ int steer_set_flags(struct steer_prog *sp, uint32_t flags)
 }
 
 int steer_detach_left(int ifindex, const char *ifname, uint32_t *flags,
-		      char *msg, size_t len)
+		      char *msg, size_t msglen)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
 	char name[BPF_OBJ_NAME_LEN];
@@ -296,16 +296,16 @@ int steer_detach_left(int ifindex, const char *ifname, uint32_t *flags,
 	*flags = 0;
 	err = attached_prog(ifindex, &id, name, sizeof(name), &mode);
 	if (err) {
-		snprintf(msg, len, "%s: cannot query XDP state: %s", ifname,
+		snprintf(msg, msglen, "%s: cannot query XDP state: %s", ifname,
 			 strerror(-err));
 		return err;
 	}
 	if (!id) {
-		snprintf(msg, len, "%s: no XDP program attached", ifname);
+		snprintf(msg, msglen, "%s: no XDP program attached", ifname);
 		return 0;
 	}
 	if (strcmp(name, STEER_PROG_NAME)) {
-		snprintf(msg, len,
+		snprintf(msg, msglen,
 			 "%s: XDP program '%s' (id %u) is not xdplane's; left "
 			 "attached",
 			 ifname, name, id);
@@ -316,7 +316,7 @@ int steer_detach_left(int ifindex, const char *ifname, uint32_t *flags,
 	fd = bpf_prog_get_fd_by_id(id);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(msg, len, "%s: cannot open XDP program id %u: %s",
+		snprintf(msg, msglen, "%s: cannot open XDP program id %u: %s",
 			 ifname, id, strerror(-err));
 		return err;
 	}
@@ -325,13 +325,13 @@ int steer_detach_left(int ifindex, const char *ifname, uint32_t *flags,
 	err = bpf_xdp_detach(ifindex, mode | XDP_FLAGS_REPLACE, &opts);
 	close(fd);
 	if (err) {
-		snprintf(msg, len,
+		snprintf(msg, msglen,
 			 "%s: cannot detach xdplane's XDP program "
 			 "(id %u): %s",
 			 ifname, id, strerror(-err));
 		return err;
 	}
-	snprintf(msg, len,
+	snprintf(msg, msglen,
 		 "%s: xdplane's XDP program (id %u, %s mode) "
 		 "detached",
 		 ifname, id, mode == XDP_FLAGS_SKB_MODE ? "generic" : "native");

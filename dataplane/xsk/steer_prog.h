@@ -106,7 +106,7 @@ int steer_set_flags(struct steer_prog *sp, uint32_t flags);
  * bpf(BPF_PROG_GET_FD_BY_ID, BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_GET_FD_BY_ID,
  * BPF_MAP_LOOKUP_ELEM), close. */
 int steer_detach_left(int ifindex, const char *ifname, uint32_t *flags,
-		      char *msg, size_t len);
+		      char *msg, size_t msglen);
 
 /* Remove every socket from the XSKMAP: frames take the failure path.
  * Syscalls: bpf(BPF_MAP_DELETE_ELEM), once per queue slot. */

@@ -33,19 +33,19 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-__attribute__((format(printf, 3, 4))) static void note(char *msg, size_t len,
+__attribute__((format(printf, 3, 4))) static void note(char *msg, size_t msglen,
 						       const char *fmt, ...)
 {
 	size_t at;
 	va_list ap;
 
-	if (!msg || !len)
+	if (!msg || !msglen)
 		return;
-	at = strnlen(msg, len);
-	if (at + 1 >= len)
+	at = strnlen(msg, msglen);
+	if (at + 1 >= msglen)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg + at, len - at, fmt, ap);
+	vsnprintf(msg + at, msglen - at, fmt, ap);
 	va_end(ap);
 }
 
@@ -167,7 +167,7 @@ static size_t thp_bytes(const void *base)
 /* Try 2 MiB pages; NULL (and why, in msg) when they cannot be had. kib:
  * the normal page size in KiB, for the fallback. */
 static void *map_huge(struct umem_area *u, int node, size_t kib, int *bind_err,
-		      char *msg, size_t len)
+		      char *msg, size_t msglen)
 {
 	char on_node[32] = "";
 	size_t map = round_up(u->size, HUGE_PAGE), need = map / HUGE_PAGE;
@@ -177,7 +177,7 @@ static void *map_huge(struct umem_area *u, int node, size_t kib, int *bind_err,
 	int err;
 
 	if (total <= 0) {
-		note(msg, len,
+		note(msg, msglen,
 		     "no hugepages reserved (vm.nr_hugepages = %ld): using "
 		     "%zu KiB pages; ",
 		     total < 0 ? 0 : total, kib);
@@ -186,7 +186,7 @@ static void *map_huge(struct umem_area *u, int node, size_t kib, int *bind_err,
 	if (node >= 0)
 		snprintf(on_node, sizeof(on_node), " on node %d", node);
 	if (free >= 0 && (size_t)free < need) {
-		note(msg, len,
+		note(msg, msglen,
 		     "hugepages: %zu 2 MiB pages needed, %ld free%s "
 		     "(vm.nr_hugepages = %ld): using %zu KiB pages; ",
 		     need, free, on_node, total, kib);
@@ -195,7 +195,7 @@ static void *map_huge(struct umem_area *u, int node, size_t kib, int *bind_err,
 	base = map_placed(map, HUGE_PAGE, MAP_HUGETLB | MAP_HUGE_2MB, node,
 			  bind_err, &err);
 	if (!base) {
-		note(msg, len,
+		note(msg, msglen,
 		     "hugepages: %zu 2 MiB pages could not be mapped%s (%s): "
 		     "using %zu KiB pages; ",
 		     need, on_node, strerror(-err), kib);
@@ -208,7 +208,7 @@ static void *map_huge(struct umem_area *u, int node, size_t kib, int *bind_err,
 
 int umem_area_init(struct umem_area *u, uint32_t max_frames,
 		   uint32_t frame_size, uint32_t n_parts, int mem_node,
-		   bool hugepages, char *msg, size_t len)
+		   bool hugepages, char *msg, size_t msglen)
 {
 	long sys_page = sysconf(_SC_PAGESIZE);
 	size_t page = sys_page > 0 ? (size_t)sys_page : 4096;
@@ -217,7 +217,7 @@ int umem_area_init(struct umem_area *u, uint32_t max_frames,
 
 	memset(u, 0, sizeof(*u));
 	u->mem_node = -1;
-	if (msg && len)
+	if (msg && msglen)
 		msg[0] = '\0';
 	if (!is_pow2(frame_size) || !n_parts || max_frames / n_parts == 0)
 		return -EINVAL;
@@ -229,8 +229,8 @@ int umem_area_init(struct umem_area *u, uint32_t max_frames,
 	u->n_frames = n_parts << u->part_shift;
 	u->size = (size_t)u->n_frames * frame_size;
 	if (hugepages)
-		u->base =
-			map_huge(u, mem_node, page >> 10, &bind_err, msg, len);
+		u->base = map_huge(u, mem_node, page >> 10, &bind_err, msg,
+				   msglen);
 	if (!u->base) {
 		u->map_size = round_up(u->size, page);
 		u->base = map_placed(u->map_size, page, 0, mem_node, &bind_err,
@@ -239,28 +239,29 @@ int umem_area_init(struct umem_area *u, uint32_t max_frames,
 			return err;
 	}
 	if (u->size % (1u << 20))
-		note(msg, len, "UMEM %zu KiB", u->size >> 10);
+		note(msg, msglen, "UMEM %zu KiB", u->size >> 10);
 	else
-		note(msg, len, "UMEM %zu MiB", u->size >> 20);
-	note(msg, len, " (%" PRIu32 " frames of %" PRIu32 " bytes) in ",
+		note(msg, msglen, "UMEM %zu MiB", u->size >> 20);
+	note(msg, msglen, " (%" PRIu32 " frames of %" PRIu32 " bytes) in ",
 	     u->n_frames, frame_size);
 	if (u->hugepages) {
-		note(msg, len, "2 MiB pages");
+		note(msg, msglen, "2 MiB pages");
 	} else {
 		size_t thp = thp_bytes(u->base);
 
-		note(msg, len, "%zu KiB pages", page >> 10);
+		note(msg, msglen, "%zu KiB pages", page >> 10);
 		if (thp)
-			note(msg, len, " (%zu MiB in transparent 2 MiB pages)",
+			note(msg, msglen,
+			     " (%zu MiB in transparent 2 MiB pages)",
 			     thp >> 20);
 	}
 	if (mem_node < 0)
-		note(msg, len, ", not bound to a NUMA node");
+		note(msg, msglen, ", not bound to a NUMA node");
 	else if (bind_err)
-		note(msg, len, ", not bound to NUMA node %d (%s)", mem_node,
+		note(msg, msglen, ", not bound to NUMA node %d (%s)", mem_node,
 		     strerror(-bind_err));
 	else
-		note(msg, len, ", bound to NUMA node %d", mem_node);
+		note(msg, msglen, ", bound to NUMA node %d", mem_node);
 	if (mem_node >= 0 && !bind_err)
 		u->mem_node = mem_node;
 	return 0;

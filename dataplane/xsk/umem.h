@@ -41,9 +41,9 @@
  * Contracts, per function below: "Thread" says who may call it,
  * "Syscalls" every system call it may issue, the libraries' included
  * ("allocates": malloc/free, which may issue brk, mmap, munmap; "none":
- * plain memory). Errors: 0 or -errno, with a one-line message in
- * (msg, len) where the function takes one -- the convention of the whole
- * tree.
+ * plain memory). Errors: 0 or -errno. umem_area_init() says what it
+ * mapped, or why not as asked, in (msg, msglen) (the message parameters
+ * of dataplane/: dataplane/README.md).
  */
 #ifndef XDPLANE_UMEM_H
 #define XDPLANE_UMEM_H
@@ -87,7 +87,7 @@ struct umem_area {
  * node's when bound). */
 int umem_area_init(struct umem_area *u, uint32_t max_frames,
 		   uint32_t frame_size, uint32_t n_parts, int mem_node,
-		   bool hugepages, char *msg, size_t len);
+		   bool hugepages, char *msg, size_t msglen);
 /* The same with normal pages, no binding, no message (tests, benches).
  * Thread: any, one per area. Syscalls: mmap, madvise, munmap on failure. */
 int umem_area_init_plain(struct umem_area *u, uint32_t max_frames,

@@ -93,12 +93,12 @@ static void feedback_and_queue(const uint8_t *frame, uint32_t len,
 		else if (m->bth_opcode == BTH_OP_RC_ACK)
 			flowq_ack(q, family, m->src, m->bth_dqpn, m->bth_psn);
 	}
-	meta = sched_meta_pack(0, m->ecn, m->l3, m->l3_off) |
-	       sched_meta_l4_of(m);
-	CHECK(sched_meta_l3off(meta) == m->l3_off);
-	CHECK(!(meta & SCHED_META_TCP) ||
-	      (m->proto == IPPROTO_TCP && sched_meta_l4off(meta) == m->l4_off));
-	CHECK(!(meta & SCHED_META_BTH) || sched_meta_l4off(meta) == m->l4_off);
+	meta = frame_meta_pack(0, m->ecn, m->l3, m->l3_off) |
+	       frame_meta_l4_of(m);
+	CHECK(frame_meta_l3off(meta) == m->l3_off);
+	CHECK(!(meta & FRAME_META_TCP) ||
+	      (m->proto == IPPROTO_TCP && frame_meta_l4off(meta) == m->l4_off));
+	CHECK(!(meta & FRAME_META_BTH) || frame_meta_l4off(meta) == m->l4_off);
 	flowq_key_of(frame, len, meta, QOS_FLOW_QP, &k);
 	if (k.family == 4 || k.family == 6)
 		CHECK(m->l3 != PKT_L3_NONE);

@@ -195,8 +195,8 @@ static void top_up(struct sim *m)
 		assert_int_equal(pkt_parse(f, len, &pm), 0);
 		d.addr = (uint64_t)slot * 2048;
 		d.len = len;
-		d.meta = sched_meta_pack(0, pm.ecn, pm.l3, pm.l3_off) |
-			 sched_meta_l4_of(&pm);
+		d.meta = frame_meta_pack(0, pm.ecn, pm.l3, pm.l3_off) |
+			 frame_meta_l4_of(&pm);
 		assert_int_equal(sched_enqueue(&m->s, &d, f, m->now), 0);
 	}
 }
@@ -219,8 +219,8 @@ static void upper(struct sim *m)
 		assert_int_equal(pkt_parse(f, len, &pm), 0);
 		d.addr = (uint64_t)slot * 2048;
 		d.len = len;
-		d.meta = sched_meta_pack(1, pm.ecn, pm.l3, pm.l3_off) |
-			 sched_meta_l4_of(&pm);
+		d.meta = frame_meta_pack(1, pm.ecn, pm.l3, pm.l3_off) |
+			 frame_meta_l4_of(&pm);
 		if (sched_enqueue(&m->s, &d, f, m->now))
 			m->upper_drops++; /* its queue is full */
 		m->upper_next += (uint64_t)((len + m->pol.port[1].overhead) *
@@ -459,8 +459,8 @@ static void depart(struct sim *m, const uint8_t *frame, uint32_t len)
 	assert_int_equal(pkt_parse(f, len, &pm), 0);
 	d.addr = (uint64_t)slot * 2048;
 	d.len = len;
-	d.meta = sched_meta_pack(0, pm.ecn, pm.l3, pm.l3_off) |
-		 sched_meta_l4_of(&pm);
+	d.meta = frame_meta_pack(0, pm.ecn, pm.l3, pm.l3_off) |
+		 frame_meta_l4_of(&pm);
 	adaptive_departures(&m->a, m->mem, &d, NULL, 1, m->now);
 }
 
@@ -532,7 +532,7 @@ static void test_events_to_owner(void **state)
 	rx_task_set_path_owner(&b->rx, &b->owner);
 	adaptive_set_owner(&q0->a, &b->owner, 0);
 	adaptive_set_owner(&q1->a, &b->owner, 1);
-	rx_task_set_dcqcn(&b->rx, &b->pol);
+	rx_task_set_policy(&b->rx, &b->pol);
 	assert_true(b->rx.path_on);
 	rx_task_refill(&b->rx);
 

@@ -3,7 +3,7 @@
  * test_egress_mark.c - marking for the fabric beyond (qos_class.set_dscp,
  * set_pcp; remark.h) as an egress task applies it, on fake sockets
  * (fake_xsk.h): frames are handed to the task with the meta an RX task
- * would give them (pkt_parse + sched_meta_pack), and read back from the
+ * would give them (pkt_parse + frame_meta_pack), and read back from the
  * fake TX ring:
  *  - IPv4 and IPv6, untagged, 802.1Q-tagged and QinQ: the new DSCP with
  *    the ECN bits kept, the new PCP in the outermost tag with its DEI and
@@ -240,8 +240,8 @@ static void hand(struct bed *b, const uint8_t *f, uint32_t len,
 		d.meta = meta_override;
 	} else {
 		assert_int_equal(pkt_parse(f, len, &m), PKT_OK);
-		d.meta = sched_meta_pack(cls, m.ecn, m.l3, m.l3_off) |
-			 sched_meta_l4_of(&m);
+		d.meta = frame_meta_pack(cls, m.ecn, m.l3, m.l3_off) |
+			 frame_meta_l4_of(&m);
 	}
 	assert_int_equal(handoff_ring_enqueue(&b->ho, &d, 1), 1);
 }
@@ -450,7 +450,7 @@ static void test_pcp_not_ip(void **state)
 	(void)state;
 	/* a tagged IPv4 frame cut short (malformed, default meta) */
 	len = build(in, &s);
-	hand(b, in, 40, C_BOTH, sched_meta_pack(C_BOTH, 0, 0, 0));
+	hand(b, in, 40, C_BOTH, frame_meta_pack(C_BOTH, 0, 0, 0));
 	assert_int_equal(sent(b, out), 40);
 	memcpy(want, in, 40);
 	want[14] = (uint8_t)((in[14] & 0x1f) | 5 << 5);
@@ -464,7 +464,7 @@ static void test_pcp_not_ip(void **state)
 	in[20] = 0x08, in[21] = 0x06;
 	for (int k = 0; k < 2; k++) {
 		hand(b, in, 64, C_BOTH,
-		     k ? sched_meta_pack(C_BOTH, 0, 0, 0) : 0);
+		     k ? frame_meta_pack(C_BOTH, 0, 0, 0) : 0);
 		assert_int_equal(sent(b, out), 64);
 		memcpy(want, in, 64);
 		want[14] = (uint8_t)(5 << 5);
@@ -510,24 +510,24 @@ static void test_invalid_left_alone(void **state)
 	(void)state;
 	/* cut short: the meta says IPv4 at 14, the frame ends at 30 */
 	len = build(in, &s4);
-	hand(b, in, 30, C_DSCP, sched_meta_pack(C_DSCP, 2, 1, 14));
+	hand(b, in, 30, C_DSCP, frame_meta_pack(C_DSCP, 2, 1, 14));
 	assert_int_equal(sent(b, out), 30);
 	assert_memory_equal(out, in, 30);
 	assert_int_equal(STAT(b, C_DSCP, remark_invalid), 1);
 	/* the meta says IPv4, the header there is IPv6 */
 	len = build(in, &s6);
-	hand(b, in, len, C_DSCP, sched_meta_pack(C_DSCP, 2, 1, 14));
+	hand(b, in, len, C_DSCP, frame_meta_pack(C_DSCP, 2, 1, 14));
 	assert_int_equal(sent(b, out), len);
 	assert_memory_equal(out, in, len);
 	/* an IPv4 header 4 bytes off where the meta says */
 	len = build(in, &s4);
-	hand(b, in, len, C_DSCP, sched_meta_pack(C_DSCP, 2, 1, 18));
+	hand(b, in, len, C_DSCP, frame_meta_pack(C_DSCP, 2, 1, 18));
 	assert_int_equal(sent(b, out), len);
 	assert_memory_equal(out, in, len);
 	/* a tag cut by the frame end: 16 bytes, TPID 0x8100 */
 	memset(in, 0, 16);
 	in[12] = 0x81;
-	hand(b, in, 16, C_PCP, sched_meta_pack(C_PCP, 0, 0, 0));
+	hand(b, in, 16, C_PCP, frame_meta_pack(C_PCP, 0, 0, 0));
 	assert_int_equal(sent(b, out), 16);
 	assert_memory_equal(out, in, 16);
 	assert_int_equal(STAT(b, C_DSCP, remark_invalid), 3);

@@ -261,7 +261,7 @@ static void test_cnps_sent_only_when_handed_over(void **state)
 	for (uint32_t i = 0; i < 4; i++) {
 		fill[i].addr = b->rx.pool.addrs[--b->rx.pool.count];
 		fill[i].len = 60;
-		fill[i].meta = SCHED_META_CTRL;
+		fill[i].meta = FRAME_META_CTRL;
 	}
 	assert_int_equal(handoff_ring_enqueue(&b->np, fill, 4), 4);
 	home = b->rx.pool.count;
@@ -332,7 +332,7 @@ static uint32_t pfc_sent(struct bed *b, uint8_t *vector, unsigned int pcp,
 
 	*vector = 0;
 	while (handoff_ring_dequeue(&b->np, &d, 1)) {
-		assert_true(d.meta & SCHED_META_CTRL);
+		assert_true(d.meta & FRAME_META_CTRL);
 		assert_int_equal(
 			pfc_parse((uint8_t *)b->umem.base + d.addr, d.len, &f),
 			PFC_OK);

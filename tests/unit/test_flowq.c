@@ -52,8 +52,8 @@ static uint32_t make_frame(uint8_t *f, uint8_t dst, uint32_t qpn, uint32_t psn,
 	f[51] = (uint8_t)(psn >> 16);
 	f[52] = (uint8_t)(psn >> 8);
 	f[53] = (uint8_t)psn;
-	*meta = sched_meta_pack(0, 2, 1, 14) |
-		sched_meta_l4(14, 34, true, false);
+	*meta = frame_meta_pack(0, 2, 1, 14) |
+		frame_meta_l4(14, 34, true, false);
 	return 1000;
 }
 

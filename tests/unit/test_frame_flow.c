@@ -354,7 +354,7 @@ static void test_arrival_stamp(void **state)
 	assert_int_equal(rx_task_add_path(&f->rx, &ring, 0), 0);
 	pol.port[0].rate_bps = 1000000000;
 	pol.port[0].adaptive.on = true;
-	rx_task_set_dcqcn(&f->rx, &pol);
+	rx_task_set_policy(&f->rx, &pol);
 	rx_task_refill(&f->rx);
 	for (uint32_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		uint32_t off = cases[i].stamped ? sizeof(st) : 0;

@@ -1235,20 +1235,20 @@ static void test_meta_l4_bits(void **state)
 	for (int v6 = 0; v6 < 2; v6++) {
 		off = l4_frame(&f, v6, 0, IPPROTO_TCP, 80, 5, 20 + 100, 0);
 		assert_int_equal(parse(&f, &m), PKT_OK);
-		meta = sched_meta_l4_of(&m);
-		assert_true(meta & SCHED_META_TCP);
-		assert_false(meta & SCHED_META_BTH);
-		assert_true(sched_meta_tcp_or_bth(meta));
+		meta = frame_meta_l4_of(&m);
+		assert_true(meta & FRAME_META_TCP);
+		assert_false(meta & FRAME_META_BTH);
+		assert_true(frame_meta_tcp_or_bth(meta));
 		assert_int_equal(
-			sched_meta_l4off(meta |
-					 sched_meta_pack(0, 0, 0, m.l3_off)),
+			frame_meta_l4off(meta |
+					 frame_meta_pack(0, 0, 0, m.l3_off)),
 			off);
 
 		l4_frame(&f, v6, 0, IPPROTO_UDP, 5001, 8 + 100, 8 + 100, 0);
 		assert_int_equal(parse(&f, &m), PKT_OK);
-		meta = sched_meta_l4_of(&m);
-		assert_false(meta & (SCHED_META_TCP | SCHED_META_BTH));
-		assert_false(sched_meta_tcp_or_bth(meta));
+		meta = frame_meta_l4_of(&m);
+		assert_false(meta & (FRAME_META_TCP | FRAME_META_BTH));
+		assert_false(frame_meta_tcp_or_bth(meta));
 		assert_int_not_equal(meta, 0); /* the offset is there */
 	}
 	eth(&f, 0, NULL, ETHERTYPE_IPV4); /* ICMP: an offset, neither bit */
@@ -1256,14 +1256,14 @@ static void test_meta_l4_bits(void **state)
 	zeros(&f, 40);
 	ipv4_fix(&f, ip);
 	assert_int_equal(parse(&f, &m), PKT_OK);
-	assert_false(sched_meta_tcp_or_bth(sched_meta_l4_of(&m)));
+	assert_false(frame_meta_tcp_or_bth(frame_meta_l4_of(&m)));
 
 	full_roce_frame(&f);
 	assert_int_equal(parse(&f, &m), PKT_OK);
-	meta = sched_meta_l4_of(&m);
-	assert_true(meta & SCHED_META_BTH);
-	assert_false(meta & SCHED_META_TCP);
-	assert_true(sched_meta_tcp_or_bth(meta));
+	meta = frame_meta_l4_of(&m);
+	assert_true(meta & FRAME_META_BTH);
+	assert_false(meta & FRAME_META_TCP);
+	assert_true(frame_meta_tcp_or_bth(meta));
 }
 
 int main(void)

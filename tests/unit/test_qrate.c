@@ -117,7 +117,7 @@ static void run(struct port *p, const uint32_t *busy, uint64_t dur_ns,
 					struct frame_desc d = {
 						.addr = p->addr++,
 						.len = LEN,
-						.meta = sched_meta_pack(
+						.meta = frame_meta_pack(
 							c, ECN_NOT_ECT,
 							ECN_L3_NONE, 0),
 					};
@@ -134,7 +134,7 @@ static void run(struct port *p, const uint32_t *busy, uint64_t dur_ns,
 				for (uint32_t i = 0; i < n; i++)
 					p->bytes[q]
 						[out[i].meta >>
-							 SCHED_META_CLASS_SHIFT &
+							 FRAME_META_CLASS_SHIFT &
 						 0xf] += LEN + OVH;
 			qrate_publish(&p->qq[q], s, p->now);
 			sum += sched_port_rate(s);

@@ -85,7 +85,7 @@ static int enq(struct sched *s, unsigned int cls, uint32_t len, uint64_t now)
 	struct frame_desc d = {
 		.addr = next_addr++,
 		.len = len,
-		.meta = sched_meta_pack(cls, ECN_NOT_ECT, ECN_L3_NONE, 0),
+		.meta = frame_meta_pack(cls, ECN_NOT_ECT, ECN_L3_NONE, 0),
 	};
 
 	return sched_enqueue(s, &d, NULL, now);
@@ -131,7 +131,7 @@ static void run_limited(struct sched *s, uint32_t mask, uint64_t warm,
 			for (uint32_t i = 0; i < n; i++) {
 				uint64_t b = out[i].len + OVH;
 
-				res->bytes[sched_meta_class(out[i].meta)] += b;
+				res->bytes[frame_meta_class(out[i].meta)] += b;
 				res->total += b;
 			}
 		} while (n == 64 && left);
@@ -155,17 +155,17 @@ static void assert_rel(const char *what, double got, double want, double tol)
 
 static void test_meta_pack(void **state)
 {
-	uint32_t m = sched_meta_pack(13, ECN_ECT0, ECN_L3_IPV6, 200);
+	uint32_t m = frame_meta_pack(13, ECN_ECT0, ECN_L3_IPV6, 200);
 
 	assert_int_equal(m, 13 | 2 << 4 | 2 << 6 | 200 << 8);
-	assert_int_equal(sched_meta_class(m), 13);
-	assert_int_equal(sched_meta_ecn(m), ECN_ECT0);
-	assert_int_equal(sched_meta_l3(m), ECN_L3_IPV6);
-	assert_int_equal(sched_meta_l3off(m), 200);
-	m = sched_meta_set_ecn(m, ECN_CE);
-	assert_int_equal(sched_meta_ecn(m), ECN_CE);
-	assert_int_equal(sched_meta_l3off(m), 200);
-	assert_int_equal(sched_meta_class(m), 13);
+	assert_int_equal(frame_meta_class(m), 13);
+	assert_int_equal(frame_meta_ecn(m), ECN_ECT0);
+	assert_int_equal(frame_meta_l3(m), ECN_L3_IPV6);
+	assert_int_equal(frame_meta_l3off(m), 200);
+	m = frame_meta_set_ecn(m, ECN_CE);
+	assert_int_equal(frame_meta_ecn(m), ECN_CE);
+	assert_int_equal(frame_meta_l3off(m), 200);
+	assert_int_equal(frame_meta_class(m), 13);
 }
 
 /* Unshaped: the higher level is served first, whatever the class ids. */
@@ -188,7 +188,7 @@ static void test_strict_order(void **state)
 	n = sched_dequeue(&s, out, 150, 0);
 	assert_int_equal(n, 150);
 	for (uint32_t i = 0; i < n; i++)
-		assert_int_equal(sched_meta_class(out[i].meta),
+		assert_int_equal(frame_meta_class(out[i].meta),
 				 i < 100 ? 1 : 0);
 	/* FIFO inside a class */
 	for (uint32_t i = 1; i < 100; i++)
@@ -315,7 +315,7 @@ static void test_dwrr_deficit_reset(void **state)
 	 * class 1 goes next with a fresh quantum */
 	static const unsigned int want[] = {1, 1, 0, 0, 1, 1, 0, 0};
 	for (int i = 0; i < 8; i++)
-		assert_int_equal(sched_meta_class(out[i].meta), want[i]);
+		assert_int_equal(frame_meta_class(out[i].meta), want[i]);
 	sched_fini(&s);
 }
 
@@ -609,7 +609,7 @@ static int enq_ip(struct sched *s, unsigned int cls, uint8_t *f, uint32_t len,
 	struct frame_desc d = {
 		.addr = next_addr++,
 		.len = len,
-		.meta = sched_meta_pack(cls, ecn, ECN_L3_IPV4, 14),
+		.meta = frame_meta_pack(cls, ecn, ECN_L3_IPV4, 14),
 	};
 
 	return sched_enqueue(s, &d, f, now);
@@ -664,7 +664,7 @@ static void test_ecn_enqueue(void **state)
 			assert_int_equal(f[15], pristine[15] | 3);
 			assert_int_equal(f[24] << 8 | f[25], ipv4_csum(f + 14));
 			sched_foreach(&s, last_meta, &meta);
-			assert_int_equal(sched_meta_ecn(meta), ECN_CE);
+			assert_int_equal(frame_meta_ecn(meta), ECN_CE);
 		}
 		assert_int_equal(ctr_read(&st->ecn_marks), 2);
 
@@ -683,7 +683,7 @@ static void test_ecn_enqueue(void **state)
 			struct frame_desc d = {
 				.addr = next_addr++,
 				.len = 30,
-				.meta = sched_meta_pack(0, ECN_ECT0,
+				.meta = frame_meta_pack(0, ECN_ECT0,
 							ECN_L3_IPV4, 14),
 			};
 			assert_int_equal(sched_enqueue(&s, &d, f, 0),
@@ -925,7 +925,7 @@ static void enq_both(struct sched *a, struct sched *b, unsigned int cls,
 	struct frame_desc d = {
 		.addr = next_addr++,
 		.len = len,
-		.meta = sched_meta_pack(cls, ECN_NOT_ECT, ECN_L3_NONE, 0),
+		.meta = frame_meta_pack(cls, ECN_NOT_ECT, ECN_L3_NONE, 0),
 	};
 
 	assert_int_equal(sched_enqueue(a, &d, NULL, now),
@@ -1035,7 +1035,7 @@ static void test_bucket_zero_conforms(void **state)
 	}
 	assert_int_equal(sched_dequeue(&s, out, 8, 0), 8);
 	for (int i = 0; i < 8; i++)
-		assert_int_equal(sched_meta_class(out[i].meta), i < 4 ? 0 : 1);
+		assert_int_equal(frame_meta_class(out[i].meta), i < 4 ? 0 : 1);
 	assert_true(s.cl[0].ceil.tokens < 0);
 	sched_fini(&s);
 
@@ -1062,7 +1062,7 @@ static void test_bucket_zero_conforms(void **state)
 	}
 	assert_int_equal(sched_dequeue(&s, out, 8, 0), 8);
 	for (int i = 0; i < 8; i++)
-		assert_int_equal(sched_meta_class(out[i].meta), i < 4 ? 1 : 0);
+		assert_int_equal(frame_meta_class(out[i].meta), i < 4 ? 1 : 0);
 	sched_fini(&s);
 }
 

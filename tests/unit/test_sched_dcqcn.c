@@ -80,8 +80,8 @@ static int enq(struct sched *s, uint8_t dst, uint64_t now)
 	f[23] = 17;
 	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00", 7);
 	f[33] = dst;
-	d.meta = sched_meta_pack(0, ECN_ECT0, ECN_L3_IPV4, 14) |
-		 sched_meta_l4(14, 34, false, false);
+	d.meta = frame_meta_pack(0, ECN_ECT0, ECN_L3_IPV4, 14) |
+		 frame_meta_l4(14, 34, false, false);
 	return sched_enqueue(s, &d, f, now);
 }
 
@@ -115,7 +115,7 @@ static void run(struct sched *s, uint64_t *now, uint64_t dur, uint64_t *b2,
 
 			*(two ? b2 : b3) += out[i].len;
 			queued[two ? 0 : 1]--;
-			*ce += sched_meta_ecn(out[i].meta) == ECN_CE;
+			*ce += frame_meta_ecn(out[i].meta) == ECN_CE;
 		}
 	}
 }

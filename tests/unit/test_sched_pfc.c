@@ -53,7 +53,7 @@ static void enq(struct sched *s, unsigned int cls, uint32_t n, uint64_t now)
 		struct frame_desc d = {
 			.addr = next_addr++,
 			.len = 1000,
-			.meta = sched_meta_pack(cls, 0, 0, 0),
+			.meta = frame_meta_pack(cls, 0, 0, 0),
 		};
 
 		assert_int_equal(sched_enqueue(s, &d, NULL, now), 0);
@@ -69,7 +69,7 @@ static void drain(struct sched *s, uint64_t now, uint32_t got[3])
 	memset(got, 0, 3 * sizeof(got[0]));
 	while ((n = sched_dequeue(s, out, 64, now)) > 0)
 		for (uint32_t i = 0; i < n; i++)
-			got[sched_meta_class(out[i].meta)]++;
+			got[frame_meta_class(out[i].meta)]++;
 }
 
 /* The PFC state of the port feeding the scheduler, like the egress task. */
@@ -237,8 +237,8 @@ static int enq_ip(struct sched *s, uint32_t i, unsigned int cls, uint8_t dst,
 	f[23] = 17;
 	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00", 7);
 	f[33] = dst;
-	d.meta = sched_meta_pack(cls, 0, ECN_L3_IPV4, 14) |
-		 sched_meta_l4(14, 34, false, false);
+	d.meta = frame_meta_pack(cls, 0, ECN_L3_IPV4, 14) |
+		 frame_meta_l4(14, 34, false, false);
 	return sched_enqueue(s, &d, f, now);
 }
 
@@ -286,7 +286,7 @@ static void test_watchdog_flush_dcqcn_class(void **state)
 	 * in the middle of the ring when the storm hits */
 	assert_int_equal(sched_dequeue(&s, out, 2, t0), 2);
 	for (uint32_t k = 0; k < 2; k++) {
-		assert_int_equal(sched_meta_class(out[k].meta), 0);
+		assert_int_equal(frame_meta_class(out[k].meta), 0);
 		out_early[out[k].addr / 128] = true;
 	}
 	sched_pause_pcp(&s, 3, t0 + G);

@@ -61,7 +61,7 @@ static int enq(struct sched *s, int cls, uint32_t len, uint64_t now)
 	struct frame_desc d = {
 		.addr = next_addr++,
 		.len = len,
-		.meta = sched_meta_pack((unsigned int)cls, ECN_NOT_ECT,
+		.meta = frame_meta_pack((unsigned int)cls, ECN_NOT_ECT,
 					ECN_L3_NONE, 0),
 	};
 
@@ -119,11 +119,11 @@ static void test_survivor_keeps_frames_and_counters(void **state)
 	assert_int_equal(n, 13);
 	for (int i = 0; i < 10; i++) {
 		assert_int_equal(out[i].addr, first + (uint64_t)i);
-		assert_int_equal(sched_meta_class(out[i].meta),
+		assert_int_equal(frame_meta_class(out[i].meta),
 				 class_id(&b, "bulk"));
 	}
 	for (int i = 10; i < 13; i++)
-		assert_int_equal(sched_meta_class(out[i].meta),
+		assert_int_equal(frame_meta_class(out[i].meta),
 				 class_id(&b, "gold"));
 	/* 5 ms in the queue: bucket [4096, 8192) us = 13 */
 	assert_int_equal(ctr_read(&st_of(&s, &b, "bulk")->sojourn[13]), 10);

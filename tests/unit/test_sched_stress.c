@@ -130,7 +130,7 @@ static void *producer(void *arg)
 				rng = rng * 1103515245u + 12345u;
 				d[n].addr = (uint64_t)a * 4096;
 				d[n].len = 64 + (rng >> 16) % 1450;
-				d[n].meta = sched_meta_pack((rng >> 8) % NCLS,
+				d[n].meta = frame_meta_pack((rng >> 8) % NCLS,
 							    0, 0, 0);
 				n++;
 			}
