@@ -10,9 +10,9 @@
  *   - the aggregation that fills them from the tasks' counters
  *     (gw_stats.c, at compile time);
  *   - gw_port_counters[] / gw_class_counters[] (gw_counters.c), the rows
- *     as data, which the JSON views (control/ctl_json.c) and the
- *     Prometheus exposition (control/metrics.c) iterate;
- *   - the counter columns of xdplanectl's tables (control/cli_counters.c,
+ *     as data, which the JSON views (control/api/ctl_json.c) and the
+ *     Prometheus exposition (control/http/metrics.c) iterate;
+ *   - the counter columns of xdplanectl's tables (control/cli/cli_counters.c,
  *     which expands the rows itself: the CLI links no dataplane code).
  * tests/unit/test_counters.c checks that every row reaches the JSON and
  * /metrics with its value, and that nothing else does.
