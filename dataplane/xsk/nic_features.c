@@ -38,26 +38,30 @@ static int ethtool_ioctl(const char *ifname, void *data)
  * and their count in *count; -errno. */
 static int feature_bit(const char *ifname, const char *name, uint32_t *count)
 {
-	struct {
+	/* the header and the one count it returns for one string set */
+	union {
 		struct ethtool_sset_info hdr;
-		uint32_t len;
+		uint8_t raw[sizeof(struct ethtool_sset_info) +
+			    sizeof(uint32_t)];
 	} info = {.hdr = {.cmd = ETHTOOL_GSSET_INFO,
 			  .sset_mask = 1ULL << ETH_SS_FEATURES}};
+	uint32_t len;
 	struct ethtool_gstrings *gs;
 	int err, bit = -ENOENT;
 
 	err = ethtool_ioctl(ifname, &info);
 	if (err < 0)
 		return err;
-	if (!info.hdr.sset_mask || !info.len)
+	memcpy(&len, info.hdr.data, sizeof(len));
+	if (!info.hdr.sset_mask || !len)
 		return -EOPNOTSUPP;
-	*count = info.len;
-	gs = calloc(1, sizeof(*gs) + (size_t)info.len * ETH_GSTRING_LEN);
+	*count = len;
+	gs = calloc(1, sizeof(*gs) + (size_t)len * ETH_GSTRING_LEN);
 	if (!gs)
 		return -ENOMEM;
 	gs->cmd = ETHTOOL_GSTRINGS;
 	gs->string_set = ETH_SS_FEATURES;
-	gs->len = info.len;
+	gs->len = len;
 	err = ethtool_ioctl(ifname, gs);
 	for (uint32_t i = 0; err >= 0 && i < gs->len; i++) {
 		const char *s = (const char *)gs->data + i * ETH_GSTRING_LEN;
