@@ -305,6 +305,7 @@ static void activate(struct flowq *q, uint32_t fid)
 	struct flowq_flow *f = &q->flows[fid];
 
 	f->active = true;
+	f->credit_ns = 0;
 	q->n_active++;
 	if (q->cursor == FLOWQ_NONE) {
 		f->prev = f->next = fid;
@@ -471,10 +472,13 @@ static uint32_t append(struct flowq *q, uint32_t fid,
 uint32_t flowq_peek(struct flowq *q, uint64_t now_ns)
 {
 	uint32_t fid = q->cursor;
+	uint64_t gap = now_ns > q->look_ns ? now_ns - q->look_ns : 0;
 
+	q->look_ns = MAX(q->look_ns, now_ns);
 	for (uint32_t n = 0; n < q->n_active; n++) {
 		struct flowq_flow *f = &q->flows[fid];
 
+		f->credit_ns = MAX(f->credit_ns, gap);
 		catch_up(q, f, now_ns);
 		if (now_ns >= f->next_tx_ns) {
 			q->cursor = fid;
@@ -490,7 +494,7 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 {
 	struct flowq_flow *f = &q->flows[fid];
 	uint32_t e = f->head;
-	uint64_t gap;
+	uint64_t gap, due;
 
 	*out = q->pool[e];
 	f->head = q->pool[e].next;
@@ -500,12 +504,21 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 	q->pool_free = e;
 	set_packets(f, f->packets - 1);
 	f->bytes -= out->d.len;
-	/* Sent on time (within one frame time of when it could go): keep
-	 * the exact cadence; late: no credit for the time lost. */
-	gap = (uint64_t)((double)out->d.len * f->ns_per_byte);
-	f->last_tx_ns = f->next_tx_ns && now_ns <= f->next_tx_ns + gap
-				? f->next_tx_ns
-				: now_ns;
+	/* The schedule: the frame was due when its gate opened or when it
+	 * arrived, whichever came later; the next frame is due one frame
+	 * time after that, not after now, as far as the flow's credit (the
+	 * longest time the worker did not look at it, not yet made up)
+	 * reaches, and at most FLOWQ_CATCHUP_BYTES at R_C. Time lost
+	 * waiting for a busy port earns no credit: the worker looked. */
+	due = MAX(f->next_tx_ns, out->t_enq);
+	gap = (uint64_t)((double)FLOWQ_CATCHUP_BYTES * f->ns_per_byte);
+	gap = MIN(gap, f->credit_ns);
+	if (!f->next_tx_ns || due > now_ns)
+		due = now_ns;
+	else if (now_ns - due > gap)
+		due = now_ns - gap;
+	f->last_tx_ns = due;
+	f->credit_ns = MIN(f->credit_ns, now_ns - due);
 	f->last_len = out->d.len;
 	if (dcqcn_rp_on_sent(&f->rp, &q->par, out->d.len, now_ns) !=
 	    DCQCN_EV_NONE)

@@ -15,7 +15,17 @@
  *
  * Rate gate: a flow may send its head frame at now when
  * now >= last_tx + last_len * 8 / R_C (the frame before it has left at the
- * flow's current rate; a rate change moves that point). R_C starts at the
+ * flow's current rate; a rate change moves that point). last_tx is when
+ * the frame before was due (its gate opened, or it arrived, whichever was
+ * later), not when the worker sent it, as far as the flow's credit
+ * reaches: the longest time between two flowq_peek() calls while it was
+ * backlogged (a descheduled worker), not yet made up, at most
+ * FLOWQ_CATCHUP_BYTES at R_C. So the frames behind a service gap leave at
+ * the port's pace until the flow is back on its schedule, and a backlog
+ * the gap built drains instead of standing while the sender sends at R_C.
+ * Time spent waiting for a busy port earns no credit (the worker looked
+ * every call), nor does an idle flow (a frame is never due before it
+ * arrived). R_C starts at the
  * line rate and moves only by DCQCN events: CNPs from the reverse path
  * (flowq_cnp_from_wire), our own CE marks (flowq_marked, when cp_loop is
  * on, through the NP rule: at most one per cnp_interval), external hints
@@ -50,6 +60,7 @@
 
 #define FLOWQ_NONE UINT32_MAX
 #define FLOWQ_NP_DUE_MAX 64
+#define FLOWQ_CATCHUP_BYTES 65536 /* time a late worker lost, made up */
 #define FLOWQ_PSN_WINDOW 4096 /* PSNs after the last seen that still match */
 
 struct flowq_key {
@@ -84,6 +95,7 @@ struct flowq_flow {
 	uint32_t prev, next; /* round-robin ring of active flows; free list */
 	uint64_t last_tx_ns, next_tx_ns, idle_since_ns;
 	uint32_t last_len;
+	uint64_t credit_ns; /* worker gap not yet made up (flowq_pop) */
 	double ns_per_byte; /* 8e9 / R_C, refreshed when R_C moves */
 	uint32_t psn_last; /* last PSN seen towards the receiver (qp key) */
 	bool psn_seen;
@@ -123,6 +135,7 @@ struct flowq {
 	uint64_t rng;
 	uint64_t last_expire_ns;
 	uint64_t np_next_ns; /* earliest deferred NP CNP, UINT64_MAX: none */
+	uint64_t look_ns; /* the last flowq_peek(): the worker looked */
 	struct dcqcn_params par;
 	enum qos_flow_key key_kind;
 	uint64_t flow_idle_ns;
