@@ -531,6 +531,18 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 		deactivate(q, fid, now_ns);
 }
 
+/* A flow's backlog less what its credit explains: the bytes R_C brought
+ * while the worker did not look (flowq_pop), the gateway's own gap, as
+ * far as the gate makes them up (FLOWQ_CATCHUP_BYTES). */
+static uint64_t waiting_bytes(const struct flowq_flow *f)
+{
+	double own = (double)f->credit_ns * f->rp.rc * (1.0 / 8e9);
+
+	own = MIN(own, (double)FLOWQ_CATCHUP_BYTES);
+
+	return (double)f->bytes > own ? f->bytes - (uint64_t)own : 0;
+}
+
 uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns)
 {
 	uint64_t bytes = 0;
@@ -544,9 +556,9 @@ uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns)
 		if (f->last_len &&
 		    now_ns >= f->next_tx_ns + (uint64_t)((double)f->last_len *
 							 f->ns_per_byte))
-			bytes += f->bytes;
+			bytes += waiting_bytes(f);
 		else if (!f->last_len && now_ns >= f->next_tx_ns)
-			bytes += f->bytes; /* never sent: its gate is open */
+			bytes += waiting_bytes(f); /* never sent: gate open */
 		fid = f->next;
 	}
 	return bytes;

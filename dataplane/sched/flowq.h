@@ -183,7 +183,9 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
  * times -- they could send and wait for the port, which is congestion
  * downstream of the reaction point. The backlog of a flow
  * held back by its own rate is the RP's doing, not congestion: counting
- * it would make DCQCN react to itself and spiral down. */
+ * it would make DCQCN react to itself and spiral down. Nor is what a
+ * flow's credit explains (R_C times the worker's gap not yet made up,
+ * see the rate gate): a descheduled worker's backlog is not marked. */
 uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns);
 /* Earliest time an active flow may send, UINT64_MAX: none active. */
 uint64_t flowq_next_ns(struct flowq *q, uint64_t now_ns);

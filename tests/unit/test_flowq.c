@@ -212,6 +212,61 @@ static void test_worker_gap_made_up(void **state)
 	flowq_fini(&q);
 }
 
+/* The CP's queue after a 480 us service gap of the worker, a sender at
+ * R_C = 1 Gbit/s: 60 frames (60 KB, above the bench's Kmin) arrived while the
+ * worker did not look; the first look finds them behind open gates, but
+ * they are the gap's, not a queue downstream: flowq_vqueue() reads (about)
+ * nothing. A flow waiting for a busy port (the worker looks every
+ * microsecond) still counts in full. */
+static void test_worker_gap_not_congestion(void **state)
+{
+	struct qos_dcqcn c;
+	struct flowq q;
+	struct flowq_entry e;
+	uint64_t now, t, vq;
+	uint32_t fid;
+	uint64_t i = 0;
+
+	cfg_init(&c, QOS_FLOW_HOST, 4);
+	c.cp_loop = false;
+	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	/* on schedule until 1 ms: a frame every 8 us, sent at once */
+	for (now = 1 * MS; now < 2 * MS; now += 8 * US) {
+		push(&q, 2, 0, 0, i++ % 1000, now);
+		while ((fid = flowq_peek(&q, now)) != FLOWQ_NONE)
+			flowq_pop(&q, fid, now, &e);
+	}
+	/* 480 us without a look */
+	for (t = now; t < now + 480 * US; t += 8 * US)
+		push(&q, 2, 0, 0, i++ % 1000, t);
+	now += 480 * US;
+	assert_int_not_equal(flowq_peek(&q, now), FLOWQ_NONE);
+	vq = flowq_vqueue(&q, now);
+	print_message("after the gap: %u frames queued, CP queue %llu bytes\n",
+		      q.flows[0].packets, (unsigned long long)vq);
+	assert_true(q.flows[0].packets >= 60);
+	assert_true(vq <= 2000);
+	flowq_fini(&q);
+
+	/* a busy port: 64 frames queued, looked at every microsecond,
+	 * one sent every 16 us (half of R_C) */
+	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	for (i = 0; i < 64; i++)
+		push(&q, 2, 0, 0, i, 1 * MS);
+	for (now = 1 * MS; now < 2 * MS; now += US) {
+		fid = flowq_peek(&q, now);
+		if (fid != FLOWQ_NONE && now % (16 * US) == 0) {
+			flowq_pop(&q, fid, now, &e);
+			push(&q, 2, 0, 0, i++ % 1000, now);
+		}
+	}
+	vq = flowq_vqueue(&q, now);
+	print_message("busy port: CP queue %llu bytes\n",
+		      (unsigned long long)vq);
+	assert_true(vq >= 60 * 1000);
+	flowq_fini(&q);
+}
+
 static void test_table_full_and_expiry(void **state)
 {
 	struct qos_dcqcn c;
@@ -404,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_keys_and_round_robin),
 		cmocka_unit_test(test_rate_gate),
 		cmocka_unit_test(test_worker_gap_made_up),
+		cmocka_unit_test(test_worker_gap_not_congestion),
 		cmocka_unit_test(test_table_full_and_expiry),
 		cmocka_unit_test(test_qpn_learning),
 		cmocka_unit_test(test_marks_np_rule),
