@@ -267,6 +267,43 @@ static void test_worker_gap_not_congestion(void **state)
 	flowq_fini(&q);
 }
 
+/* A flow at line rate (never cut) behind a port that a lower class holds
+ * for 100 us: the worker looks every microsecond (no credit), the sender
+ * keeps sending at line rate. The RP limits nothing at line rate, so the
+ * 13 frames that waited leave as soon as the port is free; a gate at R_C
+ * = line that lost the time would keep them standing as long as the
+ * sender sends. */
+static void test_line_rate_makes_up_port(void **state)
+{
+	struct qos_dcqcn c;
+	struct flowq q;
+	struct flowq_entry e;
+	uint64_t now, next_push = 1 * MS;
+	uint32_t fid, peak = 0;
+	uint64_t i = 0;
+
+	cfg_init(&c, QOS_FLOW_HOST, 4);
+	c.cp_loop = false;
+	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	for (now = 1 * MS; now <= 4 * MS; now += US) {
+		while (next_push <= now) {
+			push(&q, 2, 0, 0, i++ % 1000, next_push);
+			next_push += 8 * US;
+		}
+		fid = flowq_peek(&q, now); /* the worker looks */
+		peak = MAX(peak, q.flows[0].packets);
+		if (now >= 2 * MS && now < 2 * MS + 100 * US)
+			continue; /* the port is busy */
+		for (; fid != FLOWQ_NONE; fid = flowq_peek(&q, now))
+			flowq_pop(&q, fid, now, &e);
+	}
+	print_message("at most %u frames, %u at the end\n", peak,
+		      q.flows[0].packets);
+	assert_true(peak >= 12);
+	assert_true(q.flows[0].packets <= 1);
+	flowq_fini(&q);
+}
+
 static void test_table_full_and_expiry(void **state)
 {
 	struct qos_dcqcn c;
@@ -460,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_rate_gate),
 		cmocka_unit_test(test_worker_gap_made_up),
 		cmocka_unit_test(test_worker_gap_not_congestion),
+		cmocka_unit_test(test_line_rate_makes_up_port),
 		cmocka_unit_test(test_table_full_and_expiry),
 		cmocka_unit_test(test_qpn_learning),
 		cmocka_unit_test(test_marks_np_rule),
