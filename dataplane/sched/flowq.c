@@ -192,6 +192,7 @@ int flowq_init(struct flowq *q, uint32_t cap, const struct qos_dcqcn *cfg,
 	q->np_next_ns = UINT64_MAX;
 	ecn_rng_seed(&q->rng, seed);
 	q->last_expire_ns = now_ns;
+	q->look_ns = now_ns;
 	flowq_set_params(q, cfg, line_bps);
 	return 0;
 }

@@ -193,6 +193,13 @@ uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns);
 /* Earliest time an active flow may send, UINT64_MAX: none active. */
 uint64_t flowq_next_ns(struct flowq *q, uint64_t now_ns);
 
+/* Does our NP send the CNPs for flow fid's marks (np on, the sender's
+ * QPN learned)? Then the CP leaves the frame unmarked (tc_sched.c). */
+static inline bool flowq_np_covers(const struct flowq *q, uint32_t fid)
+{
+	return q->np && q->flows[fid].peer.qpn_known;
+}
+
 /* Our CP marked a frame of flow fid CE: the NP rule decides; a CNP that
  * is due acts on the RP (cp_loop) and/or goes on np_due (np). */
 void flowq_marked(struct flowq *q, uint32_t fid, uint64_t now_ns);
