@@ -217,6 +217,7 @@ void flowq_set_params(struct flowq *q, const struct qos_dcqcn *cfg,
 	q->flow_idle_ns = cfg->flow_idle_ns;
 	q->cp_loop = cfg->cp_loop;
 	q->np = cfg->np && cfg->key == QOS_FLOW_QP;
+	q->cnp_forward = cfg->cnp_action == QOS_CNP_FORWARD;
 	for (uint32_t i = 0; i < q->max_flows; i++) {
 		struct flowq_flow *f = &q->flows[i];
 

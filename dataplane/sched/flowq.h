@@ -143,6 +143,7 @@ struct flowq {
 	enum qos_flow_key key_kind;
 	uint64_t flow_idle_ns;
 	bool cp_loop, np;
+	bool cnp_forward; /* cnp: forward (the receivers' CNPs go on) */
 	struct flowq_stats st;
 };
 
@@ -193,11 +194,14 @@ uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns);
 /* Earliest time an active flow may send, UINT64_MAX: none active. */
 uint64_t flowq_next_ns(struct flowq *q, uint64_t now_ns);
 
-/* Does our NP send the CNPs for flow fid's marks (np on, the sender's
- * QPN learned)? Then the CP leaves the frame unmarked (tc_sched.c). */
+/* Is our NP's CNP the one the sender reacts to for flow fid's marks (np
+ * on, the sender's QPN learned, the receivers' CNPs forwarded to the
+ * sender)? Then the CP leaves the frame unmarked (tc_sched.c): a CE would
+ * bring the sender a second CNP for the same mark. With cnp: absorb the
+ * receiver's CNP drives our RP and never reaches the sender: marked. */
 static inline bool flowq_np_covers(const struct flowq *q, uint32_t fid)
 {
-	return q->np && q->flows[fid].peer.qpn_known;
+	return q->np && q->cnp_forward && q->flows[fid].peer.qpn_known;
 }
 
 /* Our CP marked a frame of flow fid CE: the NP rule decides; a CNP that

@@ -218,8 +218,9 @@ static int enq_roce(struct sched *s, uint32_t psn, uint64_t now)
 }
 
 /* The gateway's NP sends the CNPs for its own marks (np on, the sender's
- * QPN learned): one congestion notification per mark, so the frame
- * leaves ECT. Were it CE, the receiver's NIC would send a CNP for it too
+ * QPN learned) and the receivers' CNPs are forwarded to the sender (cnp:
+ * forward): one congestion notification per mark, so the frame leaves
+ * ECT. Were it CE, the receiver's NIC would send a CNP for it too
  * and the sender would cut twice for one mark. */
 static void test_np_mark_notifies_once(void **state)
 {
@@ -233,6 +234,7 @@ static void test_np_mark_notifies_once(void **state)
 	policy(&p, true);
 	p.dcqcn.key = QOS_FLOW_QP;
 	p.dcqcn.np = true;
+	p.dcqcn.cnp_action = QOS_CNP_FORWARD;
 	assert_int_equal(sched_init_reloadable(&s, &p, 0, NFRAMES, 0), 0);
 	sched_set_frame_base(&s, &umem[0][0]);
 	q = sched_slot_flowq(&s, s.slot_of[0]);
