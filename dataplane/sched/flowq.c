@@ -508,14 +508,17 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 	f->bytes -= out->d.len;
 	/* The schedule: the frame was due when its gate opened or when it
 	 * arrived, whichever came later; the next frame is due one frame
-	 * time after that, not after now, at most FLOWQ_CATCHUP_BYTES at R_C
-	 * behind now. Below line rate only as far as the flow's credit (the
-	 * longest time the worker did not look at it, not yet made up)
-	 * reaches: time lost waiting for a busy port earns none. */
+	 * time after that, not after now. Below line rate at most
+	 * FLOWQ_CATCHUP_BYTES at R_C behind now, and only as far as the
+	 * flow's credit (the longest time the worker did not look at it,
+	 * not yet made up) reaches: time lost waiting for a busy port earns
+	 * none. At line rate the RP limits nothing: all of it. */
 	due = MAX(f->next_tx_ns, out->t_enq);
-	gap = (uint64_t)((double)FLOWQ_CATCHUP_BYTES * f->ns_per_byte);
+	gap = UINT64_MAX;
 	if (f->rp.rc < q->par.line_bps)
-		gap = MIN(gap, f->credit_ns);
+		gap = MIN((uint64_t)((double)FLOWQ_CATCHUP_BYTES *
+				     f->ns_per_byte),
+			  f->credit_ns);
 	if (!f->next_tx_ns || due > now_ns)
 		due = now_ns;
 	else if (now_ns - due > gap)

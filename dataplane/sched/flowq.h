@@ -25,10 +25,11 @@
  * the gap built drains instead of standing while the sender sends at R_C.
  * Time spent waiting for a busy port earns no credit (the worker looked
  * every call), nor does an idle flow (a frame is never due before it
- * arrived). A flow at line rate (never cut, or recovered) makes up any
- * lost time up to FLOWQ_CATCHUP_BYTES, the port's too: its RP limits
- * nothing, so it paces like a token bucket at line_bps of that depth and
- * a sender at the same rate never leaves a backlog standing. R_C starts at the
+ * arrived). A flow at line rate (never cut, or recovered) makes up all
+ * the time it lost, the port's too: its RP limits nothing, so its frames
+ * are due when they arrive (never earlier than one line-rate frame time
+ * after the frame before was due) and a sender at the same rate never
+ * leaves a backlog standing. R_C starts at the
  * line rate and moves only by DCQCN events: CNPs from the reverse path
  * (flowq_cnp_from_wire), our own CE marks (flowq_marked, when cp_loop is
  * on, through the NP rule: at most one per cnp_interval), external hints
