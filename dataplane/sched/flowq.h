@@ -29,11 +29,11 @@
  * the time it lost, the port's too: its RP limits nothing, so its frames
  * are due when they arrive (never earlier than one line-rate frame time
  * after the frame before was due) and a sender at the same rate never
- * leaves a backlog standing. R_C starts at the
- * line rate and moves only by DCQCN events: CNPs from the reverse path
- * (flowq_cnp_from_wire), our own CE marks (flowq_marked, when cp_loop is
- * on, through the NP rule: at most one per cnp_interval), external hints
- * (flowq_hint). The RP's timers are caught up lazily whenever the flow is
+ * leaves a backlog standing.
+ * R_C starts at the line rate and moves only by DCQCN events: CNPs from
+ * the reverse path (flowq_cnp_from_wire), our own CE marks (flowq_marked,
+ * when cp_loop is on, through the NP rule: at most one per cnp_interval),
+ * external hints (flowq_hint). The RP's timers are caught up lazily whenever the flow is
  * looked at; bytes sent feed its byte counter.
  *
  * NP towards the sender (qos_dcqcn.np, with flow_key qp): a CNP due for a
