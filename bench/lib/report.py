@@ -246,7 +246,7 @@ SUMMARY_KEYS = ["cpu0_busy", "cpu1_busy", "coll_s", "storage_mbps",
                 "loss_events", "retransmitted_packets", "timeouts",
                 "gw_roce_drops", "gw_marks", "cnps_received",
                 "q_gw1_max_kb", "q_gw1_p99_kb", "q_gw0_max_kb",
-                "lat_p50_us", "lat_p99_us"]
+                "lat_p50_us", "lat_p99_us", "stalls", "stalled_ms"]
 
 
 def summarise(results):

@@ -192,6 +192,7 @@ int flowq_init(struct flowq *q, uint32_t cap, const struct qos_dcqcn *cfg,
 	q->np_next_ns = UINT64_MAX;
 	ecn_rng_seed(&q->rng, seed);
 	q->last_expire_ns = now_ns;
+	q->look_ns = now_ns;
 	flowq_set_params(q, cfg, line_bps);
 	return 0;
 }
@@ -216,6 +217,7 @@ void flowq_set_params(struct flowq *q, const struct qos_dcqcn *cfg,
 	q->flow_idle_ns = cfg->flow_idle_ns;
 	q->cp_loop = cfg->cp_loop;
 	q->np = cfg->np && cfg->key == QOS_FLOW_QP;
+	q->cnp_forward = cfg->cnp_action == QOS_CNP_FORWARD;
 	for (uint32_t i = 0; i < q->max_flows; i++) {
 		struct flowq_flow *f = &q->flows[i];
 
@@ -305,6 +307,7 @@ static void activate(struct flowq *q, uint32_t fid)
 	struct flowq_flow *f = &q->flows[fid];
 
 	f->active = true;
+	f->credit_ns = 0;
 	q->n_active++;
 	if (q->cursor == FLOWQ_NONE) {
 		f->prev = f->next = fid;
@@ -471,10 +474,13 @@ static uint32_t append(struct flowq *q, uint32_t fid,
 uint32_t flowq_peek(struct flowq *q, uint64_t now_ns)
 {
 	uint32_t fid = q->cursor;
+	uint64_t gap = now_ns > q->look_ns ? now_ns - q->look_ns : 0;
 
+	q->look_ns = MAX(q->look_ns, now_ns);
 	for (uint32_t n = 0; n < q->n_active; n++) {
 		struct flowq_flow *f = &q->flows[fid];
 
+		f->credit_ns = MAX(f->credit_ns, gap);
 		catch_up(q, f, now_ns);
 		if (now_ns >= f->next_tx_ns) {
 			q->cursor = fid;
@@ -490,7 +496,7 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 {
 	struct flowq_flow *f = &q->flows[fid];
 	uint32_t e = f->head;
-	uint64_t gap;
+	uint64_t gap, due;
 
 	*out = q->pool[e];
 	f->head = q->pool[e].next;
@@ -500,12 +506,25 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 	q->pool_free = e;
 	set_packets(f, f->packets - 1);
 	f->bytes -= out->d.len;
-	/* Sent on time (within one frame time of when it could go): keep
-	 * the exact cadence; late: no credit for the time lost. */
-	gap = (uint64_t)((double)out->d.len * f->ns_per_byte);
-	f->last_tx_ns = f->next_tx_ns && now_ns <= f->next_tx_ns + gap
-				? f->next_tx_ns
-				: now_ns;
+	/* The schedule: the frame was due when its gate opened or when it
+	 * arrived, whichever came later; the next frame is due one frame
+	 * time after that, not after now. Below line rate at most
+	 * FLOWQ_CATCHUP_BYTES at R_C behind now, and only as far as the
+	 * flow's credit (the longest time the worker did not look at it,
+	 * not yet made up) reaches: time lost waiting for a busy port earns
+	 * none. At line rate the RP limits nothing: all of it. */
+	due = MAX(f->next_tx_ns, out->t_enq);
+	gap = UINT64_MAX;
+	if (f->rp.rc < q->par.line_bps)
+		gap = MIN((uint64_t)((double)FLOWQ_CATCHUP_BYTES *
+				     f->ns_per_byte),
+			  f->credit_ns);
+	if (!f->next_tx_ns || due > now_ns)
+		due = now_ns;
+	else if (now_ns - due > gap)
+		due = now_ns - gap;
+	f->last_tx_ns = due;
+	f->credit_ns = MIN(f->credit_ns, now_ns - due);
 	f->last_len = out->d.len;
 	if (dcqcn_rp_on_sent(&f->rp, &q->par, out->d.len, now_ns) !=
 	    DCQCN_EV_NONE)
@@ -516,6 +535,18 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 	q->cursor = f->next; /* one frame per turn */
 	if (!f->packets)
 		deactivate(q, fid, now_ns);
+}
+
+/* A flow's backlog less what its credit explains: the bytes R_C brought
+ * while the worker did not look (flowq_pop), the gateway's own gap, as
+ * far as the gate makes them up (FLOWQ_CATCHUP_BYTES). */
+static uint64_t waiting_bytes(const struct flowq_flow *f)
+{
+	double own = (double)f->credit_ns * f->rp.rc * (1.0 / 8e9);
+
+	own = MIN(own, (double)FLOWQ_CATCHUP_BYTES);
+
+	return (double)f->bytes > own ? f->bytes - (uint64_t)own : 0;
 }
 
 uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns)
@@ -531,9 +562,9 @@ uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns)
 		if (f->last_len &&
 		    now_ns >= f->next_tx_ns + (uint64_t)((double)f->last_len *
 							 f->ns_per_byte))
-			bytes += f->bytes;
+			bytes += waiting_bytes(f);
 		else if (!f->last_len && now_ns >= f->next_tx_ns)
-			bytes += f->bytes; /* never sent: its gate is open */
+			bytes += waiting_bytes(f); /* never sent: gate open */
 		fid = f->next;
 	}
 	return bytes;

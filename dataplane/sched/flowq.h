@@ -15,11 +15,25 @@
  *
  * Rate gate: a flow may send its head frame at now when
  * now >= last_tx + last_len * 8 / R_C (the frame before it has left at the
- * flow's current rate; a rate change moves that point). R_C starts at the
- * line rate and moves only by DCQCN events: CNPs from the reverse path
- * (flowq_cnp_from_wire), our own CE marks (flowq_marked, when cp_loop is
- * on, through the NP rule: at most one per cnp_interval), external hints
- * (flowq_hint). The RP's timers are caught up lazily whenever the flow is
+ * flow's current rate; a rate change moves that point). last_tx is when
+ * the frame before was due (its gate opened, or it arrived, whichever was
+ * later), not when the worker sent it, as far as the flow's credit
+ * reaches: the longest time between two flowq_peek() calls while it was
+ * backlogged (a descheduled worker), not yet made up, at most
+ * FLOWQ_CATCHUP_BYTES at R_C. So the frames behind a service gap leave at
+ * the port's pace until the flow is back on its schedule, and a backlog
+ * the gap built drains instead of standing while the sender sends at R_C.
+ * Time spent waiting for a busy port earns no credit (the worker looked
+ * every call), nor does an idle flow (a frame is never due before it
+ * arrived). A flow at line rate (never cut, or recovered) makes up all
+ * the time it lost, the port's too: its RP limits nothing, so its frames
+ * are due when they arrive (never earlier than one line-rate frame time
+ * after the frame before was due) and a sender at the same rate never
+ * leaves a backlog standing.
+ * R_C starts at the line rate and moves only by DCQCN events: CNPs from
+ * the reverse path (flowq_cnp_from_wire), our own CE marks (flowq_marked,
+ * when cp_loop is on, through the NP rule: at most one per cnp_interval),
+ * external hints (flowq_hint). The RP's timers are caught up lazily whenever the flow is
  * looked at; bytes sent feed its byte counter.
  *
  * NP towards the sender (qos_dcqcn.np, with flow_key qp): a CNP due for a
@@ -50,6 +64,7 @@
 
 #define FLOWQ_NONE UINT32_MAX
 #define FLOWQ_NP_DUE_MAX 64
+#define FLOWQ_CATCHUP_BYTES 65536 /* time a late worker lost, made up */
 #define FLOWQ_PSN_WINDOW 4096 /* PSNs after the last seen that still match */
 
 struct flowq_key {
@@ -84,6 +99,7 @@ struct flowq_flow {
 	uint32_t prev, next; /* round-robin ring of active flows; free list */
 	uint64_t last_tx_ns, next_tx_ns, idle_since_ns;
 	uint32_t last_len;
+	uint64_t credit_ns; /* worker gap not yet made up (flowq_pop) */
 	double ns_per_byte; /* 8e9 / R_C, refreshed when R_C moves */
 	uint32_t psn_last; /* last PSN seen towards the receiver (qp key) */
 	bool psn_seen;
@@ -123,10 +139,12 @@ struct flowq {
 	uint64_t rng;
 	uint64_t last_expire_ns;
 	uint64_t np_next_ns; /* earliest deferred NP CNP, UINT64_MAX: none */
+	uint64_t look_ns; /* the last flowq_peek(): the worker looked */
 	struct dcqcn_params par;
 	enum qos_flow_key key_kind;
 	uint64_t flow_idle_ns;
 	bool cp_loop, np;
+	bool cnp_forward; /* cnp: forward (the receivers' CNPs go on) */
 	struct flowq_stats st;
 };
 
@@ -170,10 +188,22 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
  * times -- they could send and wait for the port, which is congestion
  * downstream of the reaction point. The backlog of a flow
  * held back by its own rate is the RP's doing, not congestion: counting
- * it would make DCQCN react to itself and spiral down. */
+ * it would make DCQCN react to itself and spiral down. Nor is what a
+ * flow's credit explains (R_C times the worker's gap not yet made up,
+ * see the rate gate): a descheduled worker's backlog is not marked. */
 uint64_t flowq_vqueue(struct flowq *q, uint64_t now_ns);
 /* Earliest time an active flow may send, UINT64_MAX: none active. */
 uint64_t flowq_next_ns(struct flowq *q, uint64_t now_ns);
+
+/* Is our NP's CNP the one the sender reacts to for flow fid's marks (np
+ * on, the sender's QPN learned, the receivers' CNPs forwarded to the
+ * sender)? Then the CP leaves the frame unmarked (tc_sched.c): a CE would
+ * bring the sender a second CNP for the same mark. With cnp: absorb the
+ * receiver's CNP drives our RP and never reaches the sender: marked. */
+static inline bool flowq_np_covers(const struct flowq *q, uint32_t fid)
+{
+	return q->np && q->cnp_forward && q->flows[fid].peer.qpn_known;
+}
 
 /* Our CP marked a frame of flow fid CE: the NP rule decides; a CNP that
  * is due acts on the RP (cp_loop) and/or goes on np_due (np). */

@@ -347,13 +347,23 @@ static inline uint32_t head_cost(const struct sched *s,
 
 /* CP of a DCQCN class: RED chose a frame leaving its flow. An ECT frame
  * is marked CE (the header and its meta) and the flow's NP rule hears of
- * it; anything else leaves unmarked (a DCQCN class never drops here). */
+ * it; anything else leaves unmarked (a DCQCN class never drops here).
+ * When the gateway's own NP covers the flow (flowq_np_covers) the mark is
+ * counted and the NP hears of it, but the frame leaves ECT: the NP's CNP
+ * is the one notification of this congestion, and a CE mark would make
+ * the receiver send a second one for it and the sender cut twice. */
 static void mark_flow_frame(struct sched *s, struct sched_class *c,
 			    struct sched_class_stats *st, uint32_t fid,
 			    struct frame_desc *d, uint64_t now_ns)
 {
 	unsigned int ecn = frame_meta_ecn(d->meta);
 
+	if ((ecn == ECN_ECT0 || ecn == ECN_ECT1) &&
+	    flowq_np_covers(c->fq, fid)) {
+		ctr_add(&st->ecn_marks, 1);
+		flowq_marked(c->fq, fid, now_ns);
+		return;
+	}
 	if ((ecn != ECN_ECT0 && ecn != ECN_ECT1) || !s->frame_base ||
 	    ecn_mark_ce(s->frame_base + d->addr, d->len, frame_meta_l3(d->meta),
 			frame_meta_l3off(d->meta)) != ECN_MARKED)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_flowq.c - the DCQCN flows of one class against a fake clock: keys,
- * round robin, the rate gate (pacing at R_C, a CNP halving it), the table
+ * round robin, the rate gate (pacing at R_C, a CNP halving it, a worker's
+ * service gap made up instead of standing as a backlog), the table
  * limit, idle expiry, CNPs from the wire in both key modes, learning the
  * sender's QPN from ACKs (exactly one candidate or nothing), hints by
  * prefix, the NP rule for our own marks, the reader's view, and the PFC
@@ -165,6 +166,142 @@ static void test_rate_gate(void **state)
 				    0, now),
 		0);
 	assert_int_equal(ctr_read(&q.st.cnp_unmatched), 1);
+	flowq_fini(&q);
+}
+
+/* A sender at R_C = 1 Gbit/s (a 1000-byte frame every 8 us) and a worker
+ * that polls every microsecond but is descheduled for 200 us once: the 25
+ * frames that arrived meanwhile leave at the worker's pace until the flow
+ * is back on its schedule, and the backlog drains to what it was before.
+ * A gate that paced from when the worker sent each frame would keep the
+ * 25 frames standing for as long as the sender sends at R_C. */
+static void test_worker_gap_made_up(void **state)
+{
+	struct qos_dcqcn c;
+	struct flowq q;
+	struct flowq_entry e;
+	uint64_t now, next_push = 1 * MS;
+	uint32_t fid, before = 0, peak = 0;
+	uint64_t i = 0;
+
+	cfg_init(&c, QOS_FLOW_HOST, 4);
+	c.cp_loop = false;
+	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	for (now = 1 * MS; now <= 5 * MS; now += US) {
+		while (next_push <= now) {
+			push(&q, 2, 0, 0, i++ % 1000, next_push);
+			next_push += 8 * US;
+		}
+		peak = MAX(peak, q.flows[0].packets);
+		if (now >= 2 * MS && now < 2 * MS + 200 * US)
+			continue; /* the worker is descheduled */
+		while ((fid = flowq_peek(&q, now)) != FLOWQ_NONE)
+			flowq_pop(&q, fid, now, &e);
+		if (now == 2 * MS - US)
+			before = q.flows[0].packets;
+	}
+	fid = 0; /* the only flow */
+	assert_int_equal(q.n_flows, 1);
+	assert_true(peak >= 25); /* the gap built the backlog */
+	assert_true(before <= 1);
+	print_message("backlog %u before the gap, %u at most, %u at the end\n",
+		      before, peak, q.flows[fid].packets);
+	/* 3 ms later it is gone: the flow is on schedule again */
+	assert_true(q.flows[fid].packets <= before + 1);
+	assert_true(flowq_vqueue(&q, now) <= 1000);
+	flowq_fini(&q);
+}
+
+/* The CP's queue after a 480 us service gap of the worker, a sender at
+ * R_C = 1 Gbit/s: 60 frames (60 KB, above the bench's Kmin) arrived while the
+ * worker did not look; the first look finds them behind open gates, but
+ * they are the gap's, not a queue downstream: flowq_vqueue() reads (about)
+ * nothing. A flow waiting for a busy port (the worker looks every
+ * microsecond) still counts in full. */
+static void test_worker_gap_not_congestion(void **state)
+{
+	struct qos_dcqcn c;
+	struct flowq q;
+	struct flowq_entry e;
+	uint64_t now, t, vq;
+	uint32_t fid;
+	uint64_t i = 0;
+
+	cfg_init(&c, QOS_FLOW_HOST, 4);
+	c.cp_loop = false;
+	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	/* on schedule until 1 ms: a frame every 8 us, sent at once */
+	for (now = 1 * MS; now < 2 * MS; now += 8 * US) {
+		push(&q, 2, 0, 0, i++ % 1000, now);
+		while ((fid = flowq_peek(&q, now)) != FLOWQ_NONE)
+			flowq_pop(&q, fid, now, &e);
+	}
+	/* 480 us without a look */
+	for (t = now; t < now + 480 * US; t += 8 * US)
+		push(&q, 2, 0, 0, i++ % 1000, t);
+	now += 480 * US;
+	assert_int_not_equal(flowq_peek(&q, now), FLOWQ_NONE);
+	vq = flowq_vqueue(&q, now);
+	print_message("after the gap: %u frames queued, CP queue %llu bytes\n",
+		      q.flows[0].packets, (unsigned long long)vq);
+	assert_true(q.flows[0].packets >= 60);
+	assert_true(vq <= 2000);
+	flowq_fini(&q);
+
+	/* a busy port: 64 frames queued, looked at every microsecond,
+	 * one sent every 16 us (half of R_C) */
+	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	for (i = 0; i < 64; i++)
+		push(&q, 2, 0, 0, i, 1 * MS);
+	for (now = 1 * MS; now < 2 * MS; now += US) {
+		fid = flowq_peek(&q, now);
+		if (fid != FLOWQ_NONE && now % (16 * US) == 0) {
+			flowq_pop(&q, fid, now, &e);
+			push(&q, 2, 0, 0, i++ % 1000, now);
+		}
+	}
+	vq = flowq_vqueue(&q, now);
+	print_message("busy port: CP queue %llu bytes\n",
+		      (unsigned long long)vq);
+	assert_true(vq >= 60 * 1000);
+	flowq_fini(&q);
+}
+
+/* A flow at line rate (never cut) behind a port that a lower class holds
+ * for 600 us: the worker looks every microsecond (no credit), the sender
+ * keeps sending at line rate. The RP limits nothing at line rate, so the
+ * 75 frames that waited (more than FLOWQ_CATCHUP_BYTES) leave as soon as
+ * the port is free; a gate at R_C = line that lost the time, or made up
+ * only part of it, would keep the rest standing as long as the sender
+ * sends. */
+static void test_line_rate_makes_up_port(void **state)
+{
+	struct qos_dcqcn c;
+	struct flowq q;
+	struct flowq_entry e;
+	uint64_t now, next_push = 1 * MS;
+	uint32_t fid, peak = 0;
+	uint64_t i = 0;
+
+	cfg_init(&c, QOS_FLOW_HOST, 4);
+	c.cp_loop = false;
+	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	for (now = 1 * MS; now <= 4 * MS; now += US) {
+		while (next_push <= now) {
+			push(&q, 2, 0, 0, i++ % 1000, next_push);
+			next_push += 8 * US;
+		}
+		fid = flowq_peek(&q, now); /* the worker looks */
+		peak = MAX(peak, q.flows[0].packets);
+		if (now >= 2 * MS && now < 2 * MS + 600 * US)
+			continue; /* the port is busy */
+		for (; fid != FLOWQ_NONE; fid = flowq_peek(&q, now))
+			flowq_pop(&q, fid, now, &e);
+	}
+	print_message("at most %u frames, %u at the end\n", peak,
+		      q.flows[0].packets);
+	assert_true(peak >= 75);
+	assert_true(q.flows[0].packets <= 1);
 	flowq_fini(&q);
 }
 
@@ -359,6 +496,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_and_round_robin),
 		cmocka_unit_test(test_rate_gate),
+		cmocka_unit_test(test_worker_gap_made_up),
+		cmocka_unit_test(test_worker_gap_not_congestion),
+		cmocka_unit_test(test_line_rate_makes_up_port),
 		cmocka_unit_test(test_table_full_and_expiry),
 		cmocka_unit_test(test_qpn_learning),
 		cmocka_unit_test(test_marks_np_rule),

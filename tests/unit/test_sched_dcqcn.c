@@ -4,7 +4,8 @@
  * fake clock: frames go to per-flow queues served round robin; a flow's
  * DCQCN rate gates it (a CNP to one flow moves the shares towards the
  * other); the CP marks on the backlog of flows whose gate is open, not on
- * what the gates hold back; a reload keeps the flows and their rates;
+ * what the gates hold back; with the gateway's NP on, its marks leave the
+ * frame ECT (one CNP per mark); a reload keeps the flows and their rates;
  * a reload that would add or drop a DCQCN class is refused; the census
  * walk sees every frame.
  */
@@ -187,6 +188,81 @@ static void test_cp_marks_open_gates_only(void **state)
 	sched_fini(&s);
 }
 
+/* An ECT(0) RoCE frame (UDP 4791, BTH, dest QP 100, psn) to 10.0.0.2. */
+static int enq_roce(struct sched *s, uint32_t psn, uint64_t now)
+{
+	uint32_t i = next_frame++ % NFRAMES;
+	uint8_t *f = umem[i];
+	struct frame_desc d = {.addr = (uint64_t)i * 128, .len = FRAME};
+
+	memset(f, 0, 128);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[15] = 0x02; /* ECT(0) */
+	f[16] = 0x03;
+	f[17] = 0xe8;
+	f[22] = 64;
+	f[23] = 17;
+	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	f[34] = 0xc0;
+	f[36] = 0x12;
+	f[37] = 0xb7; /* 4791 */
+	f[42] = 0x0a; /* WRITE ONLY */
+	f[49] = 100;
+	f[51] = (uint8_t)(psn >> 16);
+	f[52] = (uint8_t)(psn >> 8);
+	f[53] = (uint8_t)psn;
+	d.meta = sched_meta_pack(0, ECN_ECT0, ECN_L3_IPV4, 14) |
+		 sched_meta_l4(14, 34, true, false);
+	return sched_enqueue(s, &d, f, now);
+}
+
+/* The gateway's NP sends the CNPs for its own marks (np on, the sender's
+ * QPN learned) and the receivers' CNPs are forwarded to the sender (cnp:
+ * forward): one congestion notification per mark, so the frame leaves
+ * ECT. Were it CE, the receiver's NIC would send a CNP for it too
+ * and the sender would cut twice for one mark. */
+static void test_np_mark_notifies_once(void **state)
+{
+	struct qos_policy p;
+	struct sched s;
+	struct flowq *q;
+	struct frame_desc out[16];
+	uint64_t now = 0, sent = 0, ce = 0, marks;
+	uint32_t psn = 0;
+
+	policy(&p, true);
+	p.dcqcn.key = QOS_FLOW_QP;
+	p.dcqcn.np = true;
+	p.dcqcn.cnp_action = QOS_CNP_FORWARD;
+	assert_int_equal(sched_init_reloadable(&s, &p, 0, NFRAMES, 0), 0);
+	sched_set_frame_base(&s, &umem[0][0]);
+	q = sched_slot_flowq(&s, s.slot_of[0]);
+	for (; psn < 64; psn++)
+		assert_int_equal(enq_roce(&s, psn, now), 0);
+	/* the receiver's ACK teaches the sender's QPN */
+	flowq_ack(q, 4, (const uint8_t *)"\x0a\x00\x00\x02", 555, psn - 1);
+	assert_true(q->flows[0].peer.qpn_known);
+	/* 64 KB behind open gates, far above Kmax: RED chooses every frame */
+	for (now = US; now < 1 * MS; now += US) {
+		uint32_t n = sched_dequeue(&s, out, 16, now);
+
+		for (uint32_t i = 0; i < n; i++) {
+			ce += sched_meta_ecn(out[i].meta) == ECN_CE;
+			sent++;
+			assert_int_equal(enq_roce(&s, psn++, now), 0);
+		}
+	}
+	marks = ctr_read(&s.st[s.slot_of[0]].ecn_marks);
+	printf("  %llu frames sent, %llu chosen, %llu left CE, %u CNPs due\n",
+	       (unsigned long long)sent, (unsigned long long)marks,
+	       (unsigned long long)ce, q->n_np_due);
+	assert_true(marks > 0);
+	assert_true(q->n_np_due > 0);
+	assert_int_equal(ce, 0);
+	sched_fini(&s);
+}
+
 static void census(const struct frame_desc *d, void *arg)
 {
 	(*(uint32_t *)arg)++;
@@ -243,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_flows_share_and_cnp),
 		cmocka_unit_test(test_cp_marks_open_gates_only),
 		cmocka_unit_test(test_reload_keeps_flows),
+		cmocka_unit_test(test_np_mark_notifies_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
