@@ -212,8 +212,8 @@ static int enq_roce(struct sched *s, uint32_t psn, uint64_t now)
 	f[51] = (uint8_t)(psn >> 16);
 	f[52] = (uint8_t)(psn >> 8);
 	f[53] = (uint8_t)psn;
-	d.meta = sched_meta_pack(0, ECN_ECT0, ECN_L3_IPV4, 14) |
-		 sched_meta_l4(14, 34, true, false);
+	d.meta = frame_meta_pack(0, ECN_ECT0, ECN_L3_IPV4, 14) |
+		 frame_meta_l4(14, 34, true, false);
 	return sched_enqueue(s, &d, f, now);
 }
 
@@ -248,7 +248,7 @@ static void test_np_mark_notifies_once(void **state)
 		uint32_t n = sched_dequeue(&s, out, 16, now);
 
 		for (uint32_t i = 0; i < n; i++) {
-			ce += sched_meta_ecn(out[i].meta) == ECN_CE;
+			ce += frame_meta_ecn(out[i].meta) == ECN_CE;
 			sent++;
 			assert_int_equal(enq_roce(&s, psn++, now), 0);
 		}
