@@ -4,7 +4,7 @@
  * comparison of two struct xdplane_config, naming each difference by its
  * YAML key. Every field of struct xdplane_config and struct qos_policy
  * (struct qos_dcqcn and struct dcqcn_params included) is compared here or
- * named as ignored; tests/unit/test_config_diff.c mutates
+ * named as ignored; tests/unit/test_config_diff_fields.c mutates
  * each one and fails, with "update config_diff", when the structs grow.
  *
  * Owns nothing; reads its arguments only, within their arrays.

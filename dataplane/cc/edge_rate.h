@@ -51,7 +51,7 @@
  * on a clear path D never lowers R; C grows only on a carried rate.
  * Why, and the measurements behind it: docs/decisions/0003 (the law),
  * 0004 (what the upper classes keep), 0005 (drop proof, undo); the bounds
- * the law keeps are the tests of tests/unit/test_edge_rate.c.
+ * the law keeps are the tests of tests/unit/test_edge_rate_*.c.
  *
  * Ownership: the thread that calls edge_rate_update() (the port's egress
  * task) owns a struct edge_rate; others read the copy run/adaptive.h
