@@ -133,6 +133,15 @@ oom:
 	return fail(p, pos_of(ev->start_mark), "out of memory");
 }
 
+/* The first of the bytes of set in s[0..len), or NULL. */
+static const char *strpbrk_n(const char *s, size_t len, const char *set)
+{
+	for (size_t i = 0; i < len; i++)
+		if (strchr(set, s[i]) && s[i])
+			return s + i;
+	return NULL;
+}
+
 /* A scalar, alias or collection start: a key, or a value with a path. */
 static int on_node(struct parse *p, const yaml_event_t *ev)
 {
@@ -144,6 +153,18 @@ static int on_node(struct parse *p, const yaml_event_t *ev)
 	if (top && top->mapping && top->want_key) {
 		if (ev->type != YAML_SCALAR_EVENT)
 			return fail(p, key, "a key must be a string");
+		/* paths join keys with '.' and '[N]': a key holding one
+		 * would stand for another key's path */
+		if (strpbrk_n((const char *)ev->data.scalar.value,
+			      ev->data.scalar.length, ".[]"))
+			return fail(p, key,
+				    "key '%.*s' contains '.', '[' or ']'; "
+				    "nest it instead (a.b: 1 is written "
+				    "a: {b: 1})",
+				    (int)(ev->data.scalar.length < 60
+						  ? ev->data.scalar.length
+						  : 60),
+				    (const char *)ev->data.scalar.value);
 		top->pending = child_path(top->path,
 					  (const char *)ev->data.scalar.value,
 					  ev->data.scalar.length, 0);

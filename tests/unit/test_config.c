@@ -202,6 +202,13 @@ static const struct bad_case bad_cases[] = {
 	{"syntax_flow", "ports: [\n", "t.yaml:2:1: ", "YAML syntax error: "},
 	{"duplicate", PORTS "queues: 1\nqueues: 2\n",
 	 "t.yaml:5:1: ", "queues: duplicate key (first written at 4:1)"},
+	/* a dotted key would stand for the nested key's path (the fuzz
+	 * target read pfc.xon's mapping as pfc: {xon: ...}) */
+	{"dotted_key", PORTS "pfc.xon: {cpus: [0]}\n", "t.yaml:4:1: ",
+	 "key 'pfc.xon' contains '.', '[' or ']'; nest it instead (a.b: 1 "
+	 "is written a: {b: 1})"},
+	{"bracket_key", PORTS "ports[0]: 1\n", "t.yaml:4:1: ",
+	 "key 'ports[0]' contains '.', '[' or ']'"},
 	{"two_documents", PORTS "---\nqueues: 2\n",
 	 "t.yaml:4:1: ", "a second YAML document"},
 	{"after_document_end", PORTS "...\nqueues: 2\n", "t.yaml:5:1: ",
