@@ -207,8 +207,8 @@ static const struct bad_case bad_cases[] = {
 	{"dotted_key", PORTS "pfc.xon: {cpus: [0]}\n", "t.yaml:4:1: ",
 	 "key 'pfc.xon' contains '.', '[' or ']'; nest it instead (a.b: 1 "
 	 "is written a: {b: 1})"},
-	{"bracket_key", PORTS "ports[0]: 1\n", "t.yaml:4:1: ",
-	 "key 'ports[0]' contains '.', '[' or ']'"},
+	{"bracket_key", PORTS "ports[0]: 1\n",
+	 "t.yaml:4:1: ", "key 'ports[0]' contains '.', '[' or ']'"},
 	{"two_documents", PORTS "---\nqueues: 2\n",
 	 "t.yaml:4:1: ", "a second YAML document"},
 	{"after_document_end", PORTS "...\nqueues: 2\n", "t.yaml:5:1: ",
