@@ -623,7 +623,7 @@ static void test_scenario_errors(void **state)
 		 "t:3:16: flows[0].cnp[0]: expected a time such as 55us, 1.5ms "
 		 "or 300ns (got an alias (not supported))"},
 		{HEAD "flows: [{}]\nflows[3]: {start: 1us}\n",
-		 "t:4:1: flows[3]: unknown key"},
+		 "t:4:1: key 'flows[3]' contains '.', '[' or ']'"},
 		{"line_rate: 40Gbit\nduration: 1000s\n" LOOP
 		 "flows: [{count: 1000}]\nsummary: {bin: 1s}\n",
 		 "t:2:11: duration: the run would take about "},
