@@ -73,6 +73,7 @@ struct opts {
 	uint64_t start_at, timeout_s, linger_ms, cnp_interval_us, timescale;
 	unsigned int dscp, prio;
 	bool have_cnp_interval;
+	bool print_dcqcn;
 };
 
 struct gen {
@@ -105,6 +106,8 @@ static const char usage_text[] =
 	"               [--dscp N] [--prio N] [--out FILE] [--timeline FILE]\n"
 	"               [--timeout-s S] [--linger-ms MS]\n"
 	"       rocegen --print-clock\n"
+	"       rocegen --print-dcqcn [--line-rate RATE] [--dcqcn-profile P]\n"
+	"               [--cnp-interval-us US] [--dcqcn-timescale X]\n"
 	"\n"
 	"FILE lines: 'rank ipv4' (ranks 0..N-1, N <= 16, '#' comments).\n"
 	"BYTES take K, M, G (x1024) or KiB, MiB, GiB; RATE takes k, M, G\n"
@@ -118,6 +121,8 @@ static const char usage_text[] =
 	"--dcqcn-timescale X: a testbed X times slower than the fabric it\n"
 	"stands for: DCQCN's timers and CNP interval x X, its rate steps / X\n"
 	"(bytes unchanged).\n"
+	"--print-dcqcn: print the DCQCN parameters the reaction points would\n"
+	"use, as an xdplane.yaml 'dcqcn:' section, and exit.\n"
 	"Exit: 0 every iteration completed and verified, 1 otherwise, 2 "
 	"usage.\n";
 
@@ -222,6 +227,7 @@ enum {
 	O_TIMEOUT,
 	O_LINGER,
 	O_CLOCK,
+	O_PRINT_DCQCN,
 	O_HELP
 };
 
@@ -255,6 +261,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"timeout-s", 1, NULL, O_TIMEOUT},
 		{"linger-ms", 1, NULL, O_LINGER},
 		{"print-clock", 0, NULL, O_CLOCK},
+		{"print-dcqcn", 0, NULL, O_PRINT_DCQCN},
 		{"help", 0, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -385,6 +392,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_CLOCK:
 			printf("%" PRIu64 "\n", nu_now_ns());
 			exit(0);
+		case O_PRINT_DCQCN:
+			o->print_dcqcn = true;
+			break;
 		case O_HELP:
 			fputs(usage_text, stdout);
 			exit(0);
@@ -394,7 +404,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		usage("unexpected argument", argv[optind]);
-	if (o->rank < 0 || !o->hosts)
+	if (!o->print_dcqcn && (o->rank < 0 || !o->hosts))
 		usage("--rank and --hosts are required", NULL);
 }
 
@@ -412,13 +422,9 @@ static void setup_cc(struct opts *o)
 
 	dcqcn_params_default(
 		d, (enum dcqcn_profile)dcqcn_profile_from_name(o->profile),
-		o->cfg.line_bps);
-	d->min_bps /= (double)o->timescale;
-	d->ai_bps /= (double)o->timescale;
-	d->hai_bps /= (double)o->timescale;
-	d->alpha_ns *= o->timescale;
-	d->inc_ns *= o->timescale;
-	d->dec_ns *= o->timescale;
+		o->cfg.line_bps * (double)o->timescale);
+	dcqcn_params_dilate(d, o->timescale);
+	d->line_bps = o->cfg.line_bps;
 	if (d->min_bps > o->cfg.line_bps / 100)
 		d->min_bps = o->cfg.line_bps / 100;
 	if (d->ai_bps > o->cfg.line_bps / 20)
@@ -431,6 +437,27 @@ static void setup_cc(struct opts *o)
 		fprintf(stderr, PROG ": DCQCN parameters: %s\n", why);
 		exit(2);
 	}
+}
+
+/* The reaction points' parameters as an xdplane.yaml "dcqcn:" section, in
+ * exact units (bit/s, ns, bytes), so that `xdplane --dump-config` can put
+ * them beside the gateway's. */
+static void print_dcqcn(const struct dcqcn_params *d)
+{
+	printf("dcqcn:\n  profile: %s\n", dcqcn_profile_name(d->profile));
+	printf("  line_rate: %.0fbit\n  min_rate: %.0fbit\n", d->line_bps,
+	       d->min_bps);
+	printf("  rate_ai: %.0fbit\n  rate_hai: %.0fbit\n", d->ai_bps,
+	       d->hai_bps);
+	printf("  g: %.17g\n  alpha_init: %.17g\n", d->g, d->alpha_init);
+	printf("  alpha_timer: %" PRIu64 "ns\n  increase_timer: %" PRIu64
+	       "ns\n",
+	       d->alpha_ns, d->inc_ns);
+	printf("  decrease_period: %" PRIu64 "ns\n  byte_counter: %" PRIu64
+	       "\n",
+	       d->dec_ns, d->byte_counter);
+	printf("  fast_recovery: %u\n  cnp_interval: %" PRIu64 "ns\n", d->f,
+	       d->np_interval_ns);
 }
 
 /* Read "rank ipv4" lines; ranks 0..n-1 each once. Returns n. */
@@ -838,6 +865,10 @@ int main(int argc, char **argv)
 
 	parse_opts(argc, argv, &g.o);
 	setup_cc(&g.o);
+	if (g.o.print_dcqcn) {
+		print_dcqcn(&g.o.cfg.dcqcn);
+		return 0;
+	}
 	n = read_hosts(g.o.hosts, ip);
 	if (g.o.rank >= n)
 		usage("--rank is not in the hosts file", NULL);

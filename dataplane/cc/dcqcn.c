@@ -146,6 +146,28 @@ void dcqcn_params_default(struct dcqcn_params *p, enum dcqcn_profile prof,
 	p->np_interval_ns = 50000;
 }
 
+static uint64_t dilate_period(uint64_t ns, uint64_t x)
+{
+	if (ns && x > DCQCN_MAX_PERIOD_NS / ns)
+		return DCQCN_MAX_PERIOD_NS;
+	return ns * x;
+}
+
+void dcqcn_params_dilate(struct dcqcn_params *p, uint64_t x)
+{
+	if (x <= 1)
+		return;
+	p->line_bps /= (double)x;
+	p->min_bps /= (double)x;
+	p->ai_bps /= (double)x;
+	p->hai_bps /= (double)x;
+	p->first_cnp_bps /= (double)x;
+	p->alpha_ns = dilate_period(p->alpha_ns, x);
+	p->inc_ns = dilate_period(p->inc_ns, x);
+	p->dec_ns = dilate_period(p->dec_ns, x);
+	p->np_interval_ns = dilate_period(p->np_interval_ns, x);
+}
+
 static bool in_range(double x, double lo, double hi)
 {
 	return x >= lo && x <= hi; /* false for NaN */

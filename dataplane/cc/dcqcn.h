@@ -244,6 +244,16 @@ struct dcqcn_params {
 void dcqcn_params_default(struct dcqcn_params *p, enum dcqcn_profile prof,
 			  double line_bps);
 
+/* Time dilation: p for a testbed x times slower than the fabric it stands
+ * for (x >= 1). Every period (alpha_ns, inc_ns, dec_ns, np_interval_ns)
+ * is x times longer, every rate (line_bps, min_bps, ai_bps, hai_bps,
+ * first_cnp_bps) x times lower; byte_counter, g, alpha and the counts stay.
+ * A flow that sends the same bytes at x times the instants then sees the
+ * same events, and R_C / line_bps follows the same curve x times slower.
+ * Periods saturate at DCQCN_MAX_PERIOD_NS (dcqcn_params_check() then says
+ * so if the result is out of range). */
+void dcqcn_params_dilate(struct dcqcn_params *p, uint64_t x);
+
 /* 0 if the rules above can run on p, else -EINVAL with *why (if why is not
  * NULL) set to a static text naming the parameter and the problem. */
 int dcqcn_params_check(const struct dcqcn_params *p, const char **why);
