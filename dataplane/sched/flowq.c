@@ -39,10 +39,11 @@ static double read_f64(const uint64_t *src)
 }
 
 /* The flow's RP state moved: cache the time one byte takes at R_C (the
- * per-frame arithmetic is then a multiplication) and publish the rates. */
-static void rate_moved(struct flowq_flow *f)
+ * per-frame arithmetic is then a multiplication; 0 at line rate, where the
+ * gate is open) and publish the rates. */
+static void rate_moved(const struct flowq *q, struct flowq_flow *f)
 {
-	f->ns_per_byte = 8e9 / f->rp.rc;
+	f->ns_per_byte = f->rp.rc < q->par.line_bps ? 8e9 / f->rp.rc : 0;
 	pub_f64(&f->pub_rc, f->rp.rc);
 	pub_f64(&f->pub_rt, f->rp.rt);
 	pub_f64(&f->pub_alpha, f->rp.alpha);
@@ -227,7 +228,7 @@ void flowq_set_params(struct flowq *q, const struct qos_dcqcn *cfg,
 			f->rp.rt = line_bps;
 		if (f->rp.rc > line_bps)
 			f->rp.rc = line_bps;
-		rate_moved(f);
+		rate_moved(q, f);
 		recompute_next_tx(q, f);
 	}
 }
@@ -277,7 +278,7 @@ static uint32_t flow_create(struct flowq *q, const struct flowq_key *k,
 	ctr_set(&f->cnps_internal, 0);
 	ctr_set(&f->cnps_hint, 0);
 	ctr_set(&f->cnps_sent, 0);
-	rate_moved(f);
+	rate_moved(q, f);
 	key_store(f, k, true);
 	q->index[pos] = fid;
 	q->n_flows++;
@@ -349,7 +350,7 @@ static bool catch_up(struct flowq *q, struct flowq_flow *f, uint64_t now_ns)
 	dcqcn_rp_catch_up(&f->rp, &q->par, now_ns); /* bounded time */
 	if (f->rp.rc == rc)
 		return false;
-	rate_moved(f);
+	rate_moved(q, f);
 	recompute_next_tx(q, f);
 	return true;
 }
@@ -357,7 +358,7 @@ static bool catch_up(struct flowq *q, struct flowq_flow *f, uint64_t now_ns)
 static void rp_cnp(struct flowq *q, struct flowq_flow *f, uint64_t now_ns)
 {
 	dcqcn_rp_on_cnp(&f->rp, &q->par, now_ns);
-	rate_moved(f);
+	rate_moved(q, f);
 	recompute_next_tx(q, f);
 }
 
@@ -512,7 +513,7 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 	 * FLOWQ_CATCHUP_BYTES at R_C behind now, and only as far as the
 	 * flow's credit (the longest time the worker did not look at it,
 	 * not yet made up) reaches: time lost waiting for a busy port earns
-	 * none. At line rate the RP limits nothing: all of it. */
+	 * none. At line rate a frame time is 0: the gate stays open. */
 	due = MAX(f->next_tx_ns, out->t_enq);
 	gap = UINT64_MAX;
 	if (f->rp.rc < q->par.line_bps)
@@ -528,7 +529,7 @@ void flowq_pop(struct flowq *q, uint32_t fid, uint64_t now_ns,
 	f->last_len = out->d.len;
 	if (dcqcn_rp_on_sent(&f->rp, &q->par, out->d.len, now_ns) !=
 	    DCQCN_EV_NONE)
-		rate_moved(f); /* a byte-counter increase */
+		rate_moved(q, f); /* a byte-counter increase */
 	recompute_next_tx(q, f);
 	ctr_add(&f->sent_packets, 1);
 	ctr_add(&f->sent_bytes, out->d.len);

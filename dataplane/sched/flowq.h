@@ -25,11 +25,12 @@
  * the gap built drains instead of standing while the sender sends at R_C.
  * Time spent waiting for a busy port earns no credit (the worker looked
  * every call), nor does an idle flow (a frame is never due before it
- * arrived). A flow at line rate (never cut, or recovered) makes up all
- * the time it lost, the port's too: its RP limits nothing, so its frames
- * are due when they arrive (never earlier than one line-rate frame time
- * after the frame before was due) and a sender at the same rate never
- * leaves a backlog standing.
+ * arrived). A flow at line rate (never cut, or recovered) is not gated:
+ * its RP limits nothing (a sender at line rate cannot outrun it), so its
+ * frames leave as the port takes them, in turn with the other flows, and
+ * frames that arrive closer than a line-rate frame time apart (an upstream
+ * hop faster than the sender's NIC, a software pacer's burst) do not stand
+ * behind the gate while the sender goes on at the same rate.
  * R_C starts at the line rate and moves only by DCQCN events: CNPs from
  * the reverse path (flowq_cnp_from_wire), our own CE marks (flowq_marked,
  * when cp_loop is on, through the NP rule: at most one per cnp_interval),

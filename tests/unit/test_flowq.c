@@ -32,6 +32,26 @@ static void cfg_init(struct qos_dcqcn *c, enum qos_flow_key key,
 	c->cp_loop = true;
 }
 
+/* A flow at line rate is not gated (its RP limits nothing); the tests of
+ * the gate run a flow cut once to half of a 2 Gbit/s line, 1 Gbit/s, with
+ * the RP's timers slowed and its byte counter off so that it stays there
+ * for the test's few milliseconds. */
+#define LINE2 2e9
+
+static void cfg_hold_rate(struct qos_dcqcn *c)
+{
+	c->par.alpha_ns = c->par.inc_ns = 1000 * MS;
+	c->par.byte_counter = 0;
+}
+
+/* A CNP for the flow towards 10.0.0.<dst>: R_C halves (alpha is 1). */
+static void cut_once(struct flowq *q, uint8_t dst, uint64_t now)
+{
+	const uint8_t a[4] = {10, 0, 0, dst};
+
+	assert_int_equal(flowq_cnp_from_wire(q, 4, a, 0, now), 1);
+}
+
 /* An IPv4/UDP 4791/BTH frame: 10.0.0.1 -> 10.0.0.<dst>, dest QP qpn. */
 static uint32_t make_frame(uint8_t *f, uint8_t dst, uint32_t qpn, uint32_t psn,
 			   uint32_t *meta)
@@ -111,8 +131,9 @@ static void test_keys_and_round_robin(void **state)
 	flowq_fini(&q);
 }
 
-/* Backlogged at R_C = 1 Gbit/s, 1000-byte frames leave every 8 us; a CNP
- * halves R_C (paper: R_C (1 - 1/2)) and the gap doubles. */
+/* Backlogged at R_C = 1 Gbit/s (cut once from 2), 1000-byte frames leave
+ * every 8 us; a CNP halves R_C (paper: R_C (1 - 1/2)) and the gap
+ * doubles. */
 static void test_rate_gate(void **state)
 {
 	struct qos_dcqcn c;
@@ -123,10 +144,12 @@ static void test_rate_gate(void **state)
 	int sent = 0;
 
 	cfg_init(&c, QOS_FLOW_HOST, 4);
+	cfg_hold_rate(&c);
 	c.cp_loop = false;
-	assert_int_equal(flowq_init(&q, 256, &c, 1e9, 1, 0), 0);
+	assert_int_equal(flowq_init(&q, 256, &c, LINE2, 1, 0), 0);
 	for (int i = 0; i < 100; i++)
 		push(&q, 2, 0, 0, (uint64_t)i, 0);
+	cut_once(&q, 2, 0);
 	/* poll every 1 us for 40 us: frames at 1ms, +8, +16, +24, +32 */
 	for (; now <= 1 * MS + 40 * US; now += US) {
 		while ((fid = flowq_peek(&q, now)) != FLOWQ_NONE) {
@@ -159,7 +182,7 @@ static void test_rate_gate(void **state)
 				 prev + (uint64_t)(1000 * 8e9 / want));
 		assert_true(want < 0.6e9);
 	}
-	assert_int_equal(ctr_read(&q.flows[fid].cnps_wire), 1);
+	assert_int_equal(ctr_read(&q.flows[fid].cnps_wire), 2);
 	/* a CNP for a host without a flow is counted, nothing else */
 	assert_int_equal(
 		flowq_cnp_from_wire(&q, 4, (const uint8_t *)"\x0a\x00\x00\x09",
@@ -185,8 +208,11 @@ static void test_worker_gap_made_up(void **state)
 	uint64_t i = 0;
 
 	cfg_init(&c, QOS_FLOW_HOST, 4);
+	cfg_hold_rate(&c);
 	c.cp_loop = false;
-	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	assert_int_equal(flowq_init(&q, 1024, &c, LINE2, 1, 0), 0);
+	push(&q, 2, 0, 0, 999, 0);
+	cut_once(&q, 2, 0);
 	for (now = 1 * MS; now <= 5 * MS; now += US) {
 		while (next_push <= now) {
 			push(&q, 2, 0, 0, i++ % 1000, next_push);
@@ -228,8 +254,11 @@ static void test_worker_gap_not_congestion(void **state)
 	uint64_t i = 0;
 
 	cfg_init(&c, QOS_FLOW_HOST, 4);
+	cfg_hold_rate(&c);
 	c.cp_loop = false;
-	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	assert_int_equal(flowq_init(&q, 1024, &c, LINE2, 1, 0), 0);
+	push(&q, 2, 0, 0, 999, 0);
+	cut_once(&q, 2, 0);
 	/* on schedule until 1 ms: a frame every 8 us, sent at once */
 	for (now = 1 * MS; now < 2 * MS; now += 8 * US) {
 		push(&q, 2, 0, 0, i++ % 1000, now);
@@ -250,9 +279,10 @@ static void test_worker_gap_not_congestion(void **state)
 
 	/* a busy port: 64 frames queued, looked at every microsecond,
 	 * one sent every 16 us (half of R_C) */
-	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	assert_int_equal(flowq_init(&q, 1024, &c, LINE2, 1, 0), 0);
 	for (i = 0; i < 64; i++)
 		push(&q, 2, 0, 0, i, 1 * MS);
+	cut_once(&q, 2, 1 * MS);
 	for (now = 1 * MS; now < 2 * MS; now += US) {
 		fid = flowq_peek(&q, now);
 		if (fid != FLOWQ_NONE && now % (16 * US) == 0) {
@@ -302,6 +332,47 @@ static void test_line_rate_makes_up_port(void **state)
 		      q.flows[0].packets);
 	assert_true(peak >= 75);
 	assert_true(q.flows[0].packets <= 1);
+	flowq_fini(&q);
+}
+
+/* A flow at line rate gets a burst of 16 frames at once (an emulated NIC's
+ * pacer catching up, or a faster hop before the gateway compressing the
+ * flow's frames), then one frame every 8 us, the line rate. Its RP limits
+ * nothing at line rate, so the gate is open: the 16 leave as the port
+ * takes them and nothing stands. A gate at R_C = line would space them a
+ * frame time apart, and with the sender at the same rate the 15 behind
+ * the first would stand as long as it sends. */
+static void test_line_rate_gate_open(void **state)
+{
+	struct qos_dcqcn c;
+	struct flowq q;
+	struct flowq_entry e;
+	uint64_t now, next_push = 1 * MS + 8 * US;
+	uint32_t fid, peak = 0, standing = 0;
+	uint64_t i = 0;
+
+	cfg_init(&c, QOS_FLOW_HOST, 4);
+	c.cp_loop = false;
+	assert_int_equal(flowq_init(&q, 1024, &c, 1e9, 1, 0), 0);
+	for (; i < 16; i++)
+		push(&q, 2, 0, 0, i, 1 * MS);
+	for (now = 1 * MS; now <= 3 * MS; now += US) {
+		while (next_push <= now) {
+			push(&q, 2, 0, 0, i++ % 1000, next_push);
+			next_push += 8 * US;
+		}
+		peak = MAX(peak, q.flows[0].packets);
+		while ((fid = flowq_peek(&q, now)) != FLOWQ_NONE)
+			flowq_pop(&q, fid, now, &e);
+		if (now >= 2 * MS)
+			standing = MAX(standing, q.flows[0].packets);
+	}
+	print_message(
+		"burst of 16: at most %u frames, %u standing after 1 ms\n",
+		peak, standing);
+	assert_int_equal(peak, 16);
+	assert_int_equal(standing, 0);
+	assert_true(q.flows[0].rp.rc == 1e9);
 	flowq_fini(&q);
 }
 
@@ -499,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_worker_gap_made_up),
 		cmocka_unit_test(test_worker_gap_not_congestion),
 		cmocka_unit_test(test_line_rate_makes_up_port),
+		cmocka_unit_test(test_line_rate_gate_open),
 		cmocka_unit_test(test_table_full_and_expiry),
 		cmocka_unit_test(test_qpn_learning),
 		cmocka_unit_test(test_marks_np_rule),
