@@ -477,10 +477,17 @@ uint32_t flowq_peek(struct flowq *q, uint64_t now_ns)
 	uint64_t gap = now_ns > q->look_ns ? now_ns - q->look_ns : 0;
 
 	q->look_ns = MAX(q->look_ns, now_ns);
-	for (uint32_t n = 0; n < q->n_active; n++) {
+	/* the worker did not look at any backlogged flow for gap: each
+	 * earns it, not only those the search below walks past */
+	for (uint32_t n = 0; gap && n < q->n_active; n++) {
 		struct flowq_flow *f = &q->flows[fid];
 
 		f->credit_ns = MAX(f->credit_ns, gap);
+		fid = f->next;
+	}
+	for (uint32_t n = 0; n < q->n_active; n++) {
+		struct flowq_flow *f = &q->flows[fid];
+
 		catch_up(q, f, now_ns);
 		if (now_ns >= f->next_tx_ns) {
 			q->cursor = fid;

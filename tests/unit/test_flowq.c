@@ -267,6 +267,43 @@ static void test_worker_gap_not_congestion(void **state)
 	flowq_fini(&q);
 }
 
+/* Four flows on schedule, then 480 us without a look: every flow's
+ * backlog is the worker's own, not only that of the flow whose turn it
+ * is when the worker looks again (the search for a sendable flow stops
+ * at the first one). */
+static void test_worker_gap_every_flow(void **state)
+{
+	struct qos_dcqcn c;
+	struct flowq q;
+	struct flowq_entry e;
+	uint64_t now, t, vq, i = 0;
+	uint32_t fid, queued = 0;
+
+	cfg_init(&c, QOS_FLOW_HOST, 8);
+	c.cp_loop = false;
+	assert_int_equal(flowq_init(&q, 2048, &c, 1e9, 1, 0), 0);
+	for (now = 1 * MS; now < 2 * MS; now += 8 * US) {
+		for (uint8_t d = 2; d < 6; d++)
+			push(&q, d, 0, 0, i++ % 2000, now);
+		while ((fid = flowq_peek(&q, now)) != FLOWQ_NONE)
+			flowq_pop(&q, fid, now, &e);
+	}
+	for (t = now; t < now + 480 * US; t += 8 * US)
+		for (uint8_t d = 2; d < 6; d++)
+			push(&q, d, 0, 0, i++ % 2000, t);
+	now += 480 * US;
+	assert_int_not_equal(flowq_peek(&q, now), FLOWQ_NONE);
+	vq = flowq_vqueue(&q, now);
+	for (uint32_t f = 0; f < 4; f++)
+		queued += q.flows[f].packets;
+	print_message("after the gap: %u frames queued in 4 flows, CP queue "
+		      "%llu bytes\n",
+		      queued, (unsigned long long)vq);
+	assert_true(queued >= 240);
+	assert_true(vq <= 4 * 2000);
+	flowq_fini(&q);
+}
+
 /* A flow at line rate (never cut) behind a port that a lower class holds
  * for 600 us: the worker looks every microsecond (no credit), the sender
  * keeps sending at line rate. The RP limits nothing at line rate, so the
@@ -498,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_rate_gate),
 		cmocka_unit_test(test_worker_gap_made_up),
 		cmocka_unit_test(test_worker_gap_not_congestion),
+		cmocka_unit_test(test_worker_gap_every_flow),
 		cmocka_unit_test(test_line_rate_makes_up_port),
 		cmocka_unit_test(test_table_full_and_expiry),
 		cmocka_unit_test(test_qpn_learning),
