@@ -550,6 +550,7 @@ static void test_units(void **state)
 #define LOOP                                                                   \
 	"bottleneck: {rate: 40Gbit, kmin: 5KB, kmax: 200KB, pmax: 1%, "        \
 	"feedback_delay: 50us}\n"
+#define GW "gateway: {port: 50Gbit, kmin: 5KB, kmax: 200KB, pmax: 1%"
 
 /* Every refusal: the message starts with "t:LINE:COL: " and names what. */
 static void test_scenario_errors(void **state)
@@ -644,6 +645,41 @@ static void test_scenario_errors(void **state)
 		 "t:3:16: flows[0].cnp[0]: expected a time such as 55us, 1.5ms "
 		 "or 300ns (got '0us?"
 		 "?')"},
+		{HEAD "gateway: {port: 1Gbit}\nflows: [{cnp: [0us]}]\n",
+		 "t:3:1: gateway: only in a closed loop"},
+		{HEAD LOOP "gateway: {kmin: 1KB, kmax: 2KB, pmax: 1%}\n"
+			   "flows: [{}]\n",
+		 "t:4:10: gateway: gateway.port missing"},
+		{HEAD LOOP GW ", foo: 1}\nflows: [{}]\n",
+		 "t:4:59: gateway.foo: unknown key; one of: port, poll, kmin, "
+		 "kmax, pmax, buffer, gaps"},
+		{HEAD LOOP GW ", poll: 10ns}\nflows: [{}]\n",
+		 "t:4:65: gateway.poll: expected a time from 100ns to the "
+		 "duration (got '10ns')"},
+		{HEAD LOOP GW ", gaps: {mean_interval: 1ms}}\nflows: [{}]\n",
+		 "t:4:65: gateway.gaps: gateway.gaps.length missing"},
+		{HEAD LOOP GW ", gaps: {length: 5us, mean_interval: 1ms, at: "
+			      "[0us]}}\nflows: [{}]\n",
+		 "t:4:65: gateway.gaps: one of mean_interval"},
+		{HEAD LOOP GW ", gaps: {length: 5us, at: [100us, 50us]}}\n"
+			      "flows: [{}]\n",
+		 "t:4:91: gateway.gaps.at[1]: expected a time after the one "
+		 "before (got '50us')"},
+		{HEAD LOOP GW ", gaps: {length: 5us, at: [100us, 102us]}}\n"
+			      "flows: [{}]\n",
+		 "t:4:91: gateway.gaps.at[1]: expected a time after the stop "
+		 "before ends (got '102us')"},
+		{HEAD LOOP "gateway: {port: 50Gbit, kmin: 5KB, kmax: 2KB, "
+			   "pmax: 1%}\nflows: [{}]\n",
+		 "t:4:42: gateway.kmax: expected a size not below kmin"},
+		{HEAD LOOP GW ", gaps: {length: 0us, at: [100us]}}\n"
+			      "flows: [{}]\n",
+		 "t:4:74: gateway.gaps.length: expected a time above 0"},
+		{HEAD LOOP GW ", gaps: {length: 1us, mean_interval: 1ns}}\n"
+			      "flows: [{}]\n",
+		 "t:4:65: gateway.gaps: more than 100000 gaps expected"},
+		{HEAD LOOP GW ", gaps: {length: 1us, at: 5us}}\nflows: [{}]\n",
+		 "t:4:83: gateway.gaps.at: expected a list of the times"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
