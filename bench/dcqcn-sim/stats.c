@@ -306,6 +306,31 @@ static void print_ms(FILE *f, const char *key, int64_t ns)
 		fprintf(f, "%s: never\n", key);
 }
 
+/* The gateway's lines (gateway: in the scenario). */
+static void gw_print(FILE *f, const struct scenario *sc,
+		     const struct sim_summary *sum)
+{
+	const struct gw_summary *g = &sum->gw;
+
+	fprintf(f, "rc_min_gbps: %.6g\n", sum->rc_min / 1e9);
+	fprintf(f, "gw_port_gbps: %.6g\n", sc->gateway.port_bps / 1e9);
+	fprintf(f, "gw_poll_us: %.6g\n", (double)sc->gateway.poll_ns / 1e3);
+	fprintf(f, "gw_gaps: %" PRIu64 "\n", g->gaps);
+	fprintf(f, "gw_gap_ms: %.6g\n", ms(g->gap_ns));
+	fprintf(f, "gw_marks: %" PRIu64 "\n", g->marks);
+	fprintf(f, "gw_marks_ce: %" PRIu64 "\n", g->ce);
+	fprintf(f, "gw_cnps_sent: %" PRIu64 "\n", g->np_cnps);
+	fprintf(f, "gw_rp_cnps: %" PRIu64 "\n", g->rp_cnps);
+	fprintf(f, "gw_rc_min_gbps: %.6g\n", g->rc_min / 1e9);
+	fprintf(f, "gw_drops: %" PRIu64 "\n", g->drops);
+	fprintf(f, "gw_queue_max_kb: %.3f\n", (double)g->queue_max / 1e3);
+	fprintf(f, "gw_drained: %" PRIu64 "\n", g->drained);
+	fprintf(f, "gw_undrained: %" PRIu64 "\n", g->undrained);
+	fprintf(f, "gw_drain_max_ms: %.6g\n", ms(g->drain_max_ns));
+	fprintf(f, "gw_drain_mean_ms: %.6g\n",
+		g->drained ? ms(g->drain_sum_ns) / (double)g->drained : 0.0);
+}
+
 void summary_print(FILE *f, const struct scenario *sc,
 		   const struct sim_summary *sum)
 {
@@ -340,6 +365,8 @@ void summary_print(FILE *f, const struct scenario *sc,
 	fprintf(f, "dropped: %" PRIu64 "\n", sum->dropped);
 	fprintf(f, "cnps_sent: %" PRIu64 "\n", sum->cnps_sent);
 	fprintf(f, "cnps_received: %" PRIu64 "\n", sum->cnps_received);
+	if (sum->gw.enabled)
+		gw_print(f, sc, sum);
 }
 
 void stats_write_samples(FILE *f, const struct stats *s)

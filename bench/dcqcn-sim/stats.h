@@ -63,6 +63,20 @@ void stats_delivered(struct stats *s, uint32_t flow, uint64_t t_ns,
 /* Integrate every series up to the end of the run. */
 void stats_finish(struct stats *s, uint64_t end_ns);
 
+/* The gateway's part (gateway.h), when the scenario has one. */
+struct gw_summary {
+	bool enabled;
+	uint64_t gaps, gap_ns; /* the worker's stops, their total time */
+	uint64_t marks; /* the CP chose a frame (RED on flowq_vqueue) */
+	uint64_t ce; /* ...and left it CE (the NP could not answer) */
+	uint64_t np_cnps; /* CNPs the gateway's NP sent to senders */
+	uint64_t rp_cnps; /* receivers' CNPs that reached its RPs */
+	uint64_t drops; /* the flow queue's tail drop */
+	uint64_t queue_max; /* bytes */
+	uint64_t drained, undrained, drain_max_ns, drain_sum_ns;
+	double rc_min; /* the least R_C of its RPs, at the looks */
+};
+
 struct sim_summary {
 	uint32_t n_flows;
 	double fair_bps;
@@ -79,6 +93,8 @@ struct sim_summary {
 	double *flow_bps; /* [flow]: throughput in the window */
 	/* counters, filled by the simulator */
 	uint64_t marked, dropped, cnps_sent, cnps_received, packets;
+	double rc_min; /* the least R_C of the senders' RPs */
+	struct gw_summary gw;
 };
 
 int stats_summarise(const struct stats *s, const struct scenario *sc,
