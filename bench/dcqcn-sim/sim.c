@@ -269,10 +269,12 @@ static void on_tx(struct sim *s, uint32_t i, uint64_t now)
 	rp_catch_up(s, i, now);
 	on_sent(s, i, now, bytes);
 	s->sum->packets++;
-	if (s->sc->gateway.enabled)
+	if (s->sc->gateway.enabled) {
 		gw_arrive(&s->gw, i, bytes, now);
-	else
+		stats_gw_queue(s->st, now, s->gw.bytes);
+	} else {
 		to_link(s, i, bytes, false, now);
+	}
 	f->sent_any = true;
 	f->last_tx = f->tx_exact;
 	tx_schedule(s, i, (double)now);
@@ -335,6 +337,7 @@ static void dispatch(struct sim *s, const struct evq_ev *ev)
 		struct gw_ops ops = {gw_sent, gw_cnp, s};
 
 		push(s, gw_poll(&s->gw, ev->t_ns, &ops), EV_POLL, 0, 0);
+		stats_gw_queue(s->st, ev->t_ns, s->gw.bytes);
 		break;
 	}
 	case EV_PORT:
@@ -378,6 +381,8 @@ int sim_run(const struct scenario *sc, FILE *csv, struct sim_result *res,
 			       sc->seed);
 	if (!rc && sc->gateway.enabled)
 		rc = gw_init(&s.gw, sc, sc->seed);
+	if (!rc && sc->gateway.enabled)
+		rc = stats_gw_init(&res->stats);
 	if (rc) {
 		failure(err, errlen, "set-up", -rc);
 		goto out;

@@ -49,7 +49,14 @@ void stats_free(struct stats *s)
 	free(s->q_max);
 	free(s->rc_now);
 	free(s->rc_since);
+	free(s->gq_max);
 	memset(s, 0, sizeof(*s));
+}
+
+int stats_gw_init(struct stats *s)
+{
+	s->gq_max = calloc(s->n_bins, sizeof(*s->gq_max));
+	return s->gq_max ? 0 : -ENOMEM;
 }
 
 /* Add v x (overlap of [t0, t1) with each bin) to arr[bin * stride]. */
@@ -107,6 +114,22 @@ void stats_queue(struct stats *s, uint64_t t_ns, uint64_t bytes)
 		s->q_max[b] = bytes;
 }
 
+void stats_gw_queue(struct stats *s, uint64_t t_ns, uint64_t bytes)
+{
+	if (!s->gq_max)
+		return;
+	/* the value held through bins without a change */
+	for (uint32_t i = bin_of(s, s->gq_since);
+	     t_ns > s->gq_since && i <= bin_of(s, t_ns - 1); i++)
+		if (s->gq_now > s->gq_max[i])
+			s->gq_max[i] = s->gq_now;
+	if (t_ns > s->gq_since)
+		s->gq_since = t_ns;
+	s->gq_now = bytes;
+	if (bytes > s->gq_max[bin_of(s, t_ns)])
+		s->gq_max[bin_of(s, t_ns)] = bytes;
+}
+
 void stats_delivered(struct stats *s, uint32_t flow, uint64_t t_ns,
 		     uint32_t bytes)
 {
@@ -118,6 +141,7 @@ void stats_finish(struct stats *s, uint64_t end_ns)
 	for (uint32_t f = 0; f < s->n_flows; f++)
 		stats_rc(s, f, end_ns, s->rc_now[f]);
 	stats_queue(s, end_ns, s->q_now);
+	stats_gw_queue(s, end_ns, s->gq_now);
 }
 
 /* Bytes of each flow through the bottleneck in bins [b0, n_bins). */
@@ -376,6 +400,8 @@ void stats_write_samples(FILE *f, const struct stats *s)
 	fputs("t_ms,queue_kb,queue_max_kb", f);
 	for (uint32_t i = 0; i < s->n_flows; i++)
 		fprintf(f, ",rc%u_gbps", i + 1);
+	if (s->gq_max)
+		fputs(",gw_queue_max_kb", f);
 	fputc('\n', f);
 	for (uint32_t b = 0; b < s->n_bins; b++) {
 		fprintf(f, "%.6f,%.4f,%.4f", (double)b * bin / 1e6,
@@ -384,6 +410,8 @@ void stats_write_samples(FILE *f, const struct stats *s)
 			fprintf(f, ",%.6f",
 				s->rc_int[(size_t)b * s->n_flows + i] / bin /
 					1e9);
+		if (s->gq_max)
+			fprintf(f, ",%.4f", (double)s->gq_max[b] / 1e3);
 		fputc('\n', f);
 	}
 }

@@ -51,6 +51,9 @@ struct stats {
 	double *rc_now;
 	uint64_t *rc_since;
 	uint64_t q_now, q_since;
+	/* the gateway's flow queue (stats_gw_init), else NULL */
+	uint64_t *gq_max; /* [bin] */
+	uint64_t gq_now, gq_since;
 };
 
 int stats_init(struct stats *s, uint64_t duration_ns, uint64_t bin_ns,
@@ -58,6 +61,9 @@ int stats_init(struct stats *s, uint64_t duration_ns, uint64_t bin_ns,
 void stats_free(struct stats *s);
 void stats_rc(struct stats *s, uint32_t flow, uint64_t t_ns, double bps);
 void stats_queue(struct stats *s, uint64_t t_ns, uint64_t bytes);
+/* The gateway's flow queue: its maximum per bin (a samples column). */
+int stats_gw_init(struct stats *s);
+void stats_gw_queue(struct stats *s, uint64_t t_ns, uint64_t bytes);
 void stats_delivered(struct stats *s, uint32_t flow, uint64_t t_ns,
 		     uint32_t bytes);
 /* Integrate every series up to the end of the run. */
@@ -104,7 +110,7 @@ void summary_free(struct sim_summary *sum);
 void summary_print(FILE *f, const struct scenario *sc,
 		   const struct sim_summary *sum);
 /* The time series for plots: t_ms,queue_kb,queue_max_kb,rc1_gbps,... (bin
- * means; t_ms is the bin's start). */
+ * means; t_ms is the bin's start), then gw_queue_max_kb with a gateway. */
 void stats_write_samples(FILE *f, const struct stats *s);
 
 #endif

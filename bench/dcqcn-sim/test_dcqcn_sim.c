@@ -539,6 +539,7 @@ static void test_gateway_gaps(void **state)
 	double line = r->sc.params.line_bps;
 	struct run one;
 	char yaml[1024];
+	uint64_t peak = 0;
 
 	print_gw("gateway-gaps.yaml", r);
 	assert_true(g->enabled);
@@ -557,6 +558,12 @@ static void test_gateway_gaps(void **state)
 	assert_true((double)g->drain_max_ns <= 3 * e.drain_ns);
 	assert_true((double)g->queue_max >= e.backlog);
 	assert_true((double)g->queue_max <= 3 * e.backlog);
+	/* the plots' series of the gateway's queue has the same peak */
+	assert_non_null(r->res.stats.gq_max);
+	for (uint32_t b = 0; b < r->res.stats.n_bins; b++)
+		peak = r->res.stats.gq_max[b] > peak ? r->res.stats.gq_max[b]
+						     : peak;
+	assert_true(peak == g->queue_max);
 
 	snprintf(yaml, sizeof(yaml),
 		 "line_rate: 25Mbit\nduration: 300ms\n"
