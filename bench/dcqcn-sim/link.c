@@ -47,19 +47,19 @@ static uint64_t start(struct link *l, struct link_pkt p, double at)
 }
 
 enum link_arrival link_arrive(struct link *l, uint32_t flow, uint32_t bytes,
-			      uint64_t now_ns, uint64_t *done_ns)
+			      bool ce, uint64_t now_ns, uint64_t *done_ns)
 {
-	struct link_pkt p = {.flow = flow, .bytes = bytes};
+	struct link_pkt p = {.flow = flow, .bytes = bytes, .marked = ce};
 
 	if (l->q_bytes + bytes > l->limit || l->n == l->cap) {
 		l->dropped++;
 		return LINK_DROPPED;
 	}
 	if (l->mark_at == SCN_MARK_ENQUEUE)
-		p.marked = choose(l);
+		p.marked |= choose(l);
 	if (!l->busy) {
 		if (l->mark_at == SCN_MARK_DEQUEUE)
-			p.marked = choose(l);
+			p.marked |= choose(l);
 		*done_ns = start(l, p, fmax((double)now_ns, l->free_at));
 		return LINK_STARTED;
 	}
@@ -82,7 +82,7 @@ bool link_done(struct link *l, struct link_pkt *out, uint64_t *done_ns)
 	l->n--;
 	l->q_bytes -= p.bytes;
 	if (l->mark_at == SCN_MARK_DEQUEUE)
-		p.marked = choose(l);
+		p.marked |= choose(l);
 	*done_ns = start(l, p, l->free_at);
 	return true;
 }

@@ -55,8 +55,9 @@ enum link_arrival {
 	LINK_STARTED, /* the link was idle: sent at once, *done_ns set */
 	LINK_DROPPED, /* the queue was full */
 };
+/* ce: the packet arrives CE-marked already (the gateway marked it). */
 enum link_arrival link_arrive(struct link *l, uint32_t flow, uint32_t bytes,
-			      uint64_t now_ns, uint64_t *done_ns);
+			      bool ce, uint64_t now_ns, uint64_t *done_ns);
 /* The packet being sent is done (*out). Returns true and sets *done_ns if
  * the next one starts. */
 bool link_done(struct link *l, struct link_pkt *out, uint64_t *done_ns);

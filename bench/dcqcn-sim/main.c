@@ -70,8 +70,9 @@ static int run_gnuplot(const char *samples, const char *png, const char *title,
 	}
 	rc = snprintf(vars, sizeof(vars),
 		      "samples='%s'; out='%s'; plot_title='%s'; nflows=%u; "
-		      "queue=%d",
-		      samples, png, title, sc->n_flows, sc->closed_loop);
+		      "queue=%d; gw=%d",
+		      samples, png, title, sc->n_flows, sc->closed_loop,
+		      sc->gateway.enabled);
 	if (rc < 0 || (size_t)rc >= sizeof(vars)) {
 		fprintf(stderr, "dcqcn-sim: --plot: paths too long\n");
 		return -1;

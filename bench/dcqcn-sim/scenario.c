@@ -210,6 +210,8 @@ static void set_defaults(struct scenario *sc)
 	sc->summary.avg_ns = DEF_AVG_NS;
 	sc->summary.hold_ns = DEF_HOLD_NS;
 	sc->summary.util_target = DEF_UTIL_TARGET;
+	sc->gateway.poll_ns = DEF_GW_POLL_NS;
+	sc->gateway.buffer_bytes = DEF_BUFFER;
 }
 
 int scenario_load_buf(struct scenario *sc, const char *name, const char *buf,
@@ -238,7 +240,8 @@ int scenario_load_buf(struct scenario *sc, const char *name, const char *buf,
 			goto out;
 	if (need(&c, "duration", "the simulated time, such as 150ms") ||
 	    need(&c, "flows", "a list of flows") || check_params(&c) ||
-	    (sc->closed_loop && check_bottleneck(&c)) || make_flows(&c) ||
+	    (sc->closed_loop && check_bottleneck(&c)) ||
+	    (sc->gateway.enabled && check_gateway(&c)) || make_flows(&c) ||
 	    check_summary(&c) || check_inputs(&c) || check_work(&c))
 		goto out;
 	rc = 0;

@@ -20,6 +20,10 @@
  *        marked: [5us, 20us]}
  *   summary: {window: 40ms, bin: 100us, avg: 1ms, band: 10%, hold: 5ms,
  *             util_after: 5ms, util_target: 95%, fair_after: 20ms}
+ *   gateway: {port: 50Mbit, poll: 50us, kmin: 30KB, kmax: 300KB,
+ *             pmax: 1%, buffer: 64MiB,  # closed loop: the gateway's
+ *             gaps: {length: 5ms, mean_interval: 100ms}}  # flow queue
+ *                                    # (or gaps: {length: 5ms, at: [..]})
  *
  * Errors: every problem becomes one message "FILE:LINE:COL: KEY: problem
  * (got 'text')" in the caller's buffer; syntax errors, duplicate keys,
@@ -49,6 +53,7 @@
 /* yaml_loc's duplicate-key check is linear per node (quadratic in all):
  * keep files small enough that this stays well under a second. */
 #define SCN_MAX_FILE (64u << 10)
+#define SCN_MAX_GAPS 256 /* gateway.gaps.at entries */
 
 enum scn_input_kind {
 	SCN_IN_CNP, /* a CNP arrives at the flow's RP */
@@ -97,6 +102,22 @@ struct scn_summary {
 	double util_target; /* settled: every interval at least this busy */
 };
 
+/* The gateway between the senders and the bottleneck (gateway.h): its
+ * DCQCN class's flow queue, port, CP and a worker that stops for gaps. */
+struct scn_gateway {
+	bool enabled;
+	double port_bps; /* the gateway's port */
+	uint64_t poll_ns; /* the worker looks this often when it runs */
+	struct qos_ecn ecn; /* RED on flowq_vqueue(), as tc_sched */
+	double pmax; /* as written, for reports */
+	uint64_t buffer_bytes; /* the flow queue's tail drop above */
+	uint64_t gap_ns; /* each stop of the worker, 0: none */
+	uint64_t gap_mean_ns; /* seeded: mean time from a stop's end to the
+			       * next start (exponential); 0: gap_at */
+	uint32_t n_gaps;
+	uint64_t gap_at[SCN_MAX_GAPS]; /* scripted starts, in order */
+};
+
 struct scenario {
 	struct dcqcn_params params;
 	uint64_t duration_ns;
@@ -105,6 +126,7 @@ struct scenario {
 	bool closed_loop; /* a bottleneck was given */
 	struct scn_bottleneck bottleneck;
 	struct scn_summary summary;
+	struct scn_gateway gateway; /* closed loop only */
 	uint32_t n_flows;
 	struct scn_flow *flows;
 	size_t n_inputs;

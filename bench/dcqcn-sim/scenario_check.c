@@ -121,6 +121,66 @@ int check_bottleneck(struct ctx *c)
 	return 0;
 }
 
+/* A gateway key that must be there: the message at gateway:. */
+static int need_gw(struct ctx *c, const char *path, const char *what)
+{
+	if (yaml_loc_find(&c->loc, path))
+		return 0;
+	return fail(c, yaml_loc_find(&c->loc, "gateway"), false,
+		    "%s missing (%s)", path, what);
+}
+
+int check_gateway(struct ctx *c)
+{
+	struct scenario *sc = c->sc;
+	struct scn_gateway *gw = &sc->gateway;
+	const struct yaml_loc_node *g = yaml_loc_find(&c->loc, "gateway");
+	static const char *const req[][2] = {
+		{"gateway.port", "the gateway's port rate, such as 50Mbit"},
+		{"gateway.kmin", "RED on the flow queue: none up to kmin"},
+		{"gateway.kmax", "RED on the flow queue: pmax at kmax"},
+		{"gateway.pmax", "RED: the probability at kmax, such as 1%"},
+	};
+
+	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++)
+		if (need_gw(c, req[i][0], req[i][1]))
+			return -1;
+	if (!(gw->port_bps > 0))
+		return bad_value(c, yaml_loc_find(&c->loc, "gateway.port"),
+				 "a rate above 0", NULL);
+	if (gw->ecn.kmin > gw->ecn.kmax)
+		return bad_value(c, c->gw_kmax, "a size not below kmin", NULL);
+	if (gw->buffer_bytes < sc->packet_bytes ||
+	    gw->buffer_bytes / sc->packet_bytes > MAX_RING)
+		return fail(c, g, false,
+			    "buffer must hold from 1 to %u packets", MAX_RING);
+	if (gw->poll_ns < SCN_MIN_TIMER_NS || gw->poll_ns > sc->duration_ns)
+		return bad_value(c, c->gw_poll,
+				 "a time from 100ns to the duration", NULL);
+	if (!c->gw_gaps)
+		return 0;
+	if (!gw->gap_ns)
+		return fail(c, c->gw_gaps, false,
+			    "gateway.gaps.length missing (each stop, such as "
+			    "5ms)");
+	if (!gw->gap_mean_ns == !yaml_loc_find(&c->loc, "gateway.gaps.at"))
+		return fail(c, c->gw_gaps, false,
+			    "one of mean_interval (seeded stops) or at (a "
+			    "list of times)");
+	if (gw->gap_mean_ns &&
+	    (double)sc->duration_ns / (double)gw->gap_mean_ns > MAX_GW_GAPS)
+		return fail(c, c->gw_gaps, false,
+			    "more than %.0f gaps expected; use a longer "
+			    "mean_interval",
+			    MAX_GW_GAPS);
+	for (uint32_t i = 1; i < gw->n_gaps; i++)
+		if (gw->gap_at[i] < gw->gap_at[i - 1] + gw->gap_ns)
+			return bad_value(c, c->gw_at[i],
+					 "a time after the stop before ends",
+					 NULL);
+	return 0;
+}
+
 /* Closed loop: count flows per entry. Scripted: one flow per entry. */
 int make_flows(struct ctx *c)
 {
@@ -193,6 +253,10 @@ double scenario_work(const struct scenario *sc)
 	if (sc->closed_loop) {
 		bits = sc->n_flows * p->line_bps * d * 1e-9;
 		w += 3 * bits / (8.0 * sc->packet_bytes);
+		if (sc->gateway.enabled) /* its polls, port and queue */
+			w += d / (double)sc->gateway.poll_ns *
+				     (1 + sc->n_flows) +
+			     3 * bits / (8.0 * sc->packet_bytes);
 		if (p->byte_counter)
 			w += bits / 8.0 / (double)p->byte_counter;
 	} else {

@@ -62,6 +62,25 @@ const struct key keys[] = {
 	{"summary.hold", YAML_LOC_SCALAR, K_SUM_HOLD, M_ANY, E_TIME},
 	{"summary.util_target", YAML_LOC_SCALAR, K_SUM_TARGET, M_ANY,
 	 "a fraction of the bottleneck rate such as 95% or 0.95"},
+	{"gateway", YAML_LOC_MAPPING, K_GATEWAY, M_CLOSED,
+	 "a mapping: port, poll, kmin, kmax, pmax, buffer, gaps"},
+	{"gateway.port", YAML_LOC_SCALAR, K_GW_PORT, M_CLOSED, E_RATE},
+	{"gateway.poll", YAML_LOC_SCALAR, K_GW_POLL, M_CLOSED, E_TIME},
+	{"gateway.kmin", YAML_LOC_SCALAR, K_GW_KMIN, M_CLOSED, E_SIZE},
+	{"gateway.kmax", YAML_LOC_SCALAR, K_GW_KMAX, M_CLOSED, E_SIZE},
+	{"gateway.pmax", YAML_LOC_SCALAR, K_GW_PMAX, M_CLOSED, E_PROB},
+	{"gateway.buffer", YAML_LOC_SCALAR, K_GW_BUFFER, M_CLOSED, E_SIZE},
+	{"gateway.gaps", YAML_LOC_MAPPING, K_GW_GAPS, M_CLOSED,
+	 "a mapping such as {length: 5ms, mean_interval: 100ms} or "
+	 "{length: 5ms, at: [100ms, 300ms]}"},
+	{"gateway.gaps.length", YAML_LOC_SCALAR, K_GW_GAP_LEN, M_CLOSED,
+	 E_TIME},
+	{"gateway.gaps.mean_interval", YAML_LOC_SCALAR, K_GW_GAP_MEAN, M_CLOSED,
+	 E_TIME},
+	{"gateway.gaps.at", YAML_LOC_SEQUENCE, K_GW_GAP_AT, M_CLOSED,
+	 "a list of the times the worker stops, such as [100ms, 300ms]"},
+	{"gateway.gaps.at[]", YAML_LOC_SCALAR, K_GW_GAP_AT_ENTRY, M_CLOSED,
+	 E_TIME},
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -267,6 +286,76 @@ static struct input_src *sent_entry(struct ctx *c, const uint32_t *idx)
 	return s;
 }
 
+/* The gateway: section's keys (closed loop only, visit() checks). */
+static int apply_gateway(struct ctx *c, const struct key *k,
+			 const struct yaml_loc_node *n, const uint32_t *idx)
+{
+	struct scn_gateway *gw = &c->sc->gateway;
+	uint64_t u;
+	int rc;
+
+	switch (k->id) {
+	case K_GATEWAY:
+		gw->enabled = true;
+		return 0;
+	case K_GW_PORT:
+		return get_rate(c, n, &gw->port_bps);
+	case K_GW_POLL:
+		c->gw_poll = n;
+		return get_time(c, n, &gw->poll_ns);
+	case K_GW_KMIN:
+	case K_GW_KMAX:
+		if (get_size(c, n, &u))
+			return -1;
+		if (u > UINT32_MAX)
+			return bad_value(c, n, "a size up to 4GB",
+					 "out of range");
+		if (k->id == K_GW_KMIN) {
+			gw->ecn.kmin = (uint32_t)u;
+		} else {
+			gw->ecn.kmax = (uint32_t)u;
+			c->gw_kmax = n;
+		}
+		return 0;
+	case K_GW_PMAX:
+		rc = unit_prob(n->text, &gw->pmax, &gw->ecn.pmax);
+		return rc ? unit_fail(c, n, k->expect, rc) : 0;
+	case K_GW_BUFFER:
+		return get_size(c, n, &gw->buffer_bytes);
+	case K_GW_GAPS:
+		c->gw_gaps = n;
+		return 0;
+	case K_GW_GAP_LEN:
+		if (get_time(c, n, &gw->gap_ns))
+			return -1;
+		if (!gw->gap_ns)
+			return bad_value(c, n, "a time above 0", NULL);
+		return 0;
+	case K_GW_GAP_MEAN:
+		if (get_time(c, n, &gw->gap_mean_ns))
+			return -1;
+		if (!gw->gap_mean_ns)
+			return bad_value(c, n, "a time above 0", NULL);
+		return 0;
+	case K_GW_GAP_AT_ENTRY:
+		if (idx[0] >= SCN_MAX_GAPS)
+			return fail(c, n, false, "more than %d gaps",
+				    SCN_MAX_GAPS);
+		if (get_time(c, n, &u))
+			return -1;
+		if (idx[0] &&
+		    (idx[0] != gw->n_gaps || u <= gw->gap_at[idx[0] - 1]))
+			return bad_value(c, n, "a time after the one before",
+					 NULL);
+		gw->gap_at[idx[0]] = u;
+		c->gw_at[idx[0]] = n;
+		gw->n_gaps = idx[0] + 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 static int apply(struct ctx *c, const struct key *k,
 		 const struct yaml_loc_node *n, const uint32_t *idx)
 {
@@ -287,8 +376,21 @@ static int apply(struct ctx *c, const struct key *k,
 	case K_MARKED:
 	case K_SENT:
 	case K_SUMMARY:
+	case K_GW_GAP_AT:
 	case K_PARAM:
 		return 0; /* read before the pass, or only a container */
+	case K_GATEWAY:
+	case K_GW_PORT:
+	case K_GW_POLL:
+	case K_GW_KMIN:
+	case K_GW_KMAX:
+	case K_GW_PMAX:
+	case K_GW_BUFFER:
+	case K_GW_GAPS:
+	case K_GW_GAP_LEN:
+	case K_GW_GAP_MEAN:
+	case K_GW_GAP_AT_ENTRY:
+		return apply_gateway(c, k, n, idx);
 	case K_DURATION:
 		if (get_time(c, n, &sc->duration_ns))
 			return -1;

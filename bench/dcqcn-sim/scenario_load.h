@@ -32,6 +32,8 @@
 #define DEF_HOLD_NS 5000000ull
 #define DEF_UTIL_TARGET 0.95
 #define MAX_F 1000
+#define DEF_GW_POLL_NS 10000ull
+#define MAX_GW_GAPS 100000.0 /* expected seeded gaps of a run */
 
 enum key_id {
 	K_ROOT,
@@ -70,6 +72,18 @@ enum key_id {
 	K_SUM_AVG,
 	K_SUM_HOLD,
 	K_SUM_TARGET,
+	K_GATEWAY,
+	K_GW_PORT,
+	K_GW_POLL,
+	K_GW_KMIN,
+	K_GW_KMAX,
+	K_GW_PMAX,
+	K_GW_BUFFER,
+	K_GW_GAPS,
+	K_GW_GAP_LEN,
+	K_GW_GAP_MEAN,
+	K_GW_GAP_AT,
+	K_GW_GAP_AT_ENTRY,
 	K_PARAM, /* params.<field>: matched by prefix */
 };
 
@@ -133,6 +147,8 @@ struct ctx {
 	const struct yaml_loc_node *window, *util_after, *fair_after, *bin;
 	const struct yaml_loc_node *avg, *hold;
 	const struct yaml_loc_node *kmin, *kmax;
+	const struct yaml_loc_node *gw_kmax, *gw_poll, *gw_gaps;
+	const struct yaml_loc_node *gw_at[SCN_MAX_GAPS];
 };
 
 /* scenario.c */
@@ -158,6 +174,7 @@ int need(struct ctx *c, const char *path, const char *what);
 int check_params(struct ctx *c);
 int check_summary(struct ctx *c);
 int check_bottleneck(struct ctx *c);
+int check_gateway(struct ctx *c);
 int make_flows(struct ctx *c);
 int check_inputs(struct ctx *c);
 int check_work(struct ctx *c);

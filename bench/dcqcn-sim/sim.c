@@ -7,6 +7,7 @@
  */
 #include "sim.h"
 #include "evq.h"
+#include "gateway.h"
 #include "link.h"
 #include "trace.h"
 
@@ -25,6 +26,8 @@ enum ev_kind {
 	EV_TX, /* closed loop: a flow's next packet leaves (arg: generation) */
 	EV_DONE, /* closed loop: the bottleneck finished a packet */
 	EV_CNP, /* closed loop: a CNP reaches the flow's RP */
+	EV_POLL, /* gateway: the worker looks (or is stopped) */
+	EV_PORT, /* gateway: a frame left its port (arg: CE) */
 };
 
 struct flow {
@@ -46,6 +49,7 @@ struct sim {
 	struct evq q;
 	struct flow *f;
 	struct link link;
+	struct gw gw; /* sc->gateway.enabled */
 	struct stats *st;
 	struct sim_summary *sum;
 	uint64_t end;
@@ -69,6 +73,14 @@ static bool same_state(const struct dcqcn_rp *a, const struct dcqcn_rp *b)
 	return a->rc == b->rc && a->rt == b->rt && a->alpha == b->alpha;
 }
 
+/* R_C of flow i from t on: the bins, and the least of the run. */
+static void note_rc(struct sim *s, uint32_t i, uint64_t t, double rc)
+{
+	stats_rc(s->st, i, t, rc);
+	if (rc < s->sum->rc_min)
+		s->sum->rc_min = rc;
+}
+
 /* Fire the RP's timers due at or before now, one row per change. */
 static void rp_catch_up(struct sim *s, uint32_t i, uint64_t now)
 {
@@ -83,7 +95,7 @@ static void rp_catch_up(struct sim *s, uint32_t i, uint64_t now)
 			break;
 		if (!same_state(&before, &f->rp)) {
 			trace_rp(s->csv, at, i, dcqcn_event_name(ev), &f->rp);
-			stats_rc(s->st, i, at, f->rp.rc);
+			note_rc(s, i, at, f->rp.rc);
 		}
 	}
 }
@@ -141,7 +153,36 @@ static void cnp_sent(struct sim *s, uint32_t i, uint64_t now)
 	trace_cnp_sent(s->csv, now, i);
 	s->sum->cnps_sent++;
 	if (s->sc->closed_loop)
-		push(s, now + s->sc->bottleneck.delay_ns, EV_CNP, i, 0);
+		push(s, now + s->sc->bottleneck.delay_ns, EV_CNP, i, 1);
+}
+
+/* The gateway's NP sent flow i's sender a CNP. */
+static void gw_cnp(void *ctx, uint32_t i, uint64_t now)
+{
+	struct sim *s = ctx;
+
+	push(s, now + s->sc->bottleneck.delay_ns, EV_CNP, i, 0);
+}
+
+/* A frame the gateway's worker put on its port: at the bottleneck when
+ * it has left. */
+static void gw_sent(void *ctx, const struct gw_frame *fr)
+{
+	struct sim *s = ctx;
+
+	push(s, fr->leave_ns, EV_PORT, fr->flow,
+	     (uint64_t)fr->bytes << 1 | fr->ce);
+}
+
+/* Into the bottleneck at now. */
+static void to_link(struct sim *s, uint32_t i, uint32_t bytes, bool ce,
+		    uint64_t now)
+{
+	uint64_t done;
+
+	if (link_arrive(&s->link, i, bytes, ce, now, &done) == LINK_STARTED)
+		push(s, done, EV_DONE, 0, 0);
+	stats_queue(s->st, now, s->link.q_bytes);
 }
 
 static void on_start(struct sim *s, uint32_t i, uint64_t now)
@@ -152,7 +193,7 @@ static void on_start(struct sim *s, uint32_t i, uint64_t now)
 	dcqcn_np_init(&f->np);
 	f->rp_at = f->np_at = NEVER;
 	trace_rp(s->csv, now, i, TRACE_START, &f->rp);
-	stats_rc(s->st, i, now, f->rp.rc);
+	note_rc(s, i, now, f->rp.rc);
 	if (s->sc->closed_loop) {
 		f->tx_rc = f->rp.rc;
 		f->tx_exact = (double)now;
@@ -170,7 +211,7 @@ static void on_cnp(struct sim *s, uint32_t i, uint64_t now)
 	s->sum->cnps_received++;
 	/* always a row: a CNP changes the RP even when no rate moves yet */
 	trace_rp(s->csv, now, i, dcqcn_event_name(DCQCN_EV_CNP), &f->rp);
-	stats_rc(s->st, i, now, f->rp.rc);
+	note_rc(s, i, now, f->rp.rc);
 	rp_sync(s, i, now);
 }
 
@@ -192,7 +233,7 @@ static void on_sent(struct sim *s, uint32_t i, uint64_t now, uint64_t bytes)
 		bytes -= chunk;
 		if (ev != DCQCN_EV_NONE && !same_state(&before, &f->rp)) {
 			trace_rp(s->csv, now, i, dcqcn_event_name(ev), &f->rp);
-			stats_rc(s->st, i, now, f->rp.rc);
+			note_rc(s, i, now, f->rp.rc);
 		}
 	}
 }
@@ -224,14 +265,16 @@ static void on_tx(struct sim *s, uint32_t i, uint64_t now)
 {
 	struct flow *f = &s->f[i];
 	uint32_t bytes = s->sc->packet_bytes;
-	uint64_t done;
 
 	rp_catch_up(s, i, now);
 	on_sent(s, i, now, bytes);
 	s->sum->packets++;
-	if (link_arrive(&s->link, i, bytes, now, &done) == LINK_STARTED)
-		push(s, done, EV_DONE, 0, 0);
-	stats_queue(s->st, now, s->link.q_bytes);
+	if (s->sc->gateway.enabled) {
+		gw_arrive(&s->gw, i, bytes, now);
+		stats_gw_queue(s->st, now, s->gw.bytes);
+	} else {
+		to_link(s, i, bytes, false, now);
+	}
 	f->sent_any = true;
 	f->last_tx = f->tx_exact;
 	tx_schedule(s, i, (double)now);
@@ -285,7 +328,21 @@ static void dispatch(struct sim *s, const struct evq_ev *ev)
 		on_done(s, ev->t_ns);
 		break;
 	case EV_CNP:
+		/* a receiver's CNP passes the gateway (cnp: forward) */
+		if (ev->arg && s->sc->gateway.enabled)
+			gw_cnp_from_wire(&s->gw, ev->flow, ev->t_ns);
 		on_cnp(s, ev->flow, ev->t_ns);
+		break;
+	case EV_POLL: {
+		struct gw_ops ops = {gw_sent, gw_cnp, s};
+
+		push(s, gw_poll(&s->gw, ev->t_ns, &ops), EV_POLL, 0, 0);
+		stats_gw_queue(s->st, ev->t_ns, s->gw.bytes);
+		break;
+	}
+	case EV_PORT:
+		to_link(s, ev->flow, (uint32_t)(ev->arg >> 1), ev->arg & 1,
+			ev->t_ns);
 		break;
 	}
 }
@@ -322,10 +379,17 @@ int sim_run(const struct scenario *sc, FILE *csv, struct sim_result *res,
 	if (!rc && sc->closed_loop)
 		rc = link_init(&s.link, &sc->bottleneck, sc->packet_bytes,
 			       sc->seed);
+	if (!rc && sc->gateway.enabled)
+		rc = gw_init(&s.gw, sc, sc->seed);
+	if (!rc && sc->gateway.enabled)
+		rc = stats_gw_init(&res->stats);
 	if (rc) {
 		failure(err, errlen, "set-up", -rc);
 		goto out;
 	}
+	res->summary.rc_min = sc->params.line_bps;
+	if (sc->gateway.enabled)
+		push(&s, 0, EV_POLL, 0, 0);
 	for (uint32_t i = 0; i < sc->n_flows; i++)
 		push(&s, sc->flows[i].start_ns, EV_START, i, 0);
 	for (size_t i = 0; i < sc->n_inputs; i++)
@@ -345,6 +409,7 @@ int sim_run(const struct scenario *sc, FILE *csv, struct sim_result *res,
 		uint64_t packets = res->summary.packets;
 		uint64_t sent = res->summary.cnps_sent;
 		uint64_t got = res->summary.cnps_received;
+		double rc_min = res->summary.rc_min;
 
 		rc = stats_summarise(&res->stats, sc, &res->summary);
 		if (rc) {
@@ -354,6 +419,9 @@ int sim_run(const struct scenario *sc, FILE *csv, struct sim_result *res,
 		res->summary.packets = packets;
 		res->summary.cnps_sent = sent;
 		res->summary.cnps_received = got;
+		res->summary.rc_min = rc_min;
+		if (sc->gateway.enabled)
+			gw_finish(&s.gw, sc->duration_ns, &res->summary.gw);
 		res->summary.marked = s.link.marked;
 		res->summary.dropped = s.link.dropped;
 	}
@@ -363,6 +431,8 @@ int sim_run(const struct scenario *sc, FILE *csv, struct sim_result *res,
 	}
 out:
 	link_free(&s.link);
+	if (sc->gateway.enabled)
+		gw_free(&s.gw);
 	evq_free(&s.q);
 	free(s.f);
 	return rc ? -1 : 0;

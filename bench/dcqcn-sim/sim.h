@@ -26,6 +26,11 @@
  * NP sends reaches the flow's RP feedback_delay later. Every packet sent
  * is reported to the RP (dcqcn_rp_on_sent), which drives the byte counter.
  *
+ * With a gateway (gateway.h), packets enter the gateway's flow queue
+ * instead, and the bottleneck when they have left its port; the
+ * gateway's NP sends its CNPs to the RP feedback_delay later, and a
+ * receiver's CNP also reaches the gateway's RP of the flow (cnp: forward).
+ *
  * Output: the trace (trace.h) on csv; the bins and, for closed loops, the
  * summary (stats.h) in *res.
  *

@@ -49,7 +49,14 @@ void stats_free(struct stats *s)
 	free(s->q_max);
 	free(s->rc_now);
 	free(s->rc_since);
+	free(s->gq_max);
 	memset(s, 0, sizeof(*s));
+}
+
+int stats_gw_init(struct stats *s)
+{
+	s->gq_max = calloc(s->n_bins, sizeof(*s->gq_max));
+	return s->gq_max ? 0 : -ENOMEM;
 }
 
 /* Add v x (overlap of [t0, t1) with each bin) to arr[bin * stride]. */
@@ -107,6 +114,22 @@ void stats_queue(struct stats *s, uint64_t t_ns, uint64_t bytes)
 		s->q_max[b] = bytes;
 }
 
+void stats_gw_queue(struct stats *s, uint64_t t_ns, uint64_t bytes)
+{
+	if (!s->gq_max)
+		return;
+	/* the value held through bins without a change */
+	for (uint32_t i = bin_of(s, s->gq_since);
+	     t_ns > s->gq_since && i <= bin_of(s, t_ns - 1); i++)
+		if (s->gq_now > s->gq_max[i])
+			s->gq_max[i] = s->gq_now;
+	if (t_ns > s->gq_since)
+		s->gq_since = t_ns;
+	s->gq_now = bytes;
+	if (bytes > s->gq_max[bin_of(s, t_ns)])
+		s->gq_max[bin_of(s, t_ns)] = bytes;
+}
+
 void stats_delivered(struct stats *s, uint32_t flow, uint64_t t_ns,
 		     uint32_t bytes)
 {
@@ -118,6 +141,7 @@ void stats_finish(struct stats *s, uint64_t end_ns)
 	for (uint32_t f = 0; f < s->n_flows; f++)
 		stats_rc(s, f, end_ns, s->rc_now[f]);
 	stats_queue(s, end_ns, s->q_now);
+	stats_gw_queue(s, end_ns, s->gq_now);
 }
 
 /* Bytes of each flow through the bottleneck in bins [b0, n_bins). */
@@ -306,6 +330,31 @@ static void print_ms(FILE *f, const char *key, int64_t ns)
 		fprintf(f, "%s: never\n", key);
 }
 
+/* The gateway's lines (gateway: in the scenario). */
+static void gw_print(FILE *f, const struct scenario *sc,
+		     const struct sim_summary *sum)
+{
+	const struct gw_summary *g = &sum->gw;
+
+	fprintf(f, "rc_min_gbps: %.6g\n", sum->rc_min / 1e9);
+	fprintf(f, "gw_port_gbps: %.6g\n", sc->gateway.port_bps / 1e9);
+	fprintf(f, "gw_poll_us: %.6g\n", (double)sc->gateway.poll_ns / 1e3);
+	fprintf(f, "gw_gaps: %" PRIu64 "\n", g->gaps);
+	fprintf(f, "gw_gap_ms: %.6g\n", ms(g->gap_ns));
+	fprintf(f, "gw_marks: %" PRIu64 "\n", g->marks);
+	fprintf(f, "gw_marks_ce: %" PRIu64 "\n", g->ce);
+	fprintf(f, "gw_cnps_sent: %" PRIu64 "\n", g->np_cnps);
+	fprintf(f, "gw_rp_cnps: %" PRIu64 "\n", g->rp_cnps);
+	fprintf(f, "gw_rc_min_gbps: %.6g\n", g->rc_min / 1e9);
+	fprintf(f, "gw_drops: %" PRIu64 "\n", g->drops);
+	fprintf(f, "gw_queue_max_kb: %.3f\n", (double)g->queue_max / 1e3);
+	fprintf(f, "gw_drained: %" PRIu64 "\n", g->drained);
+	fprintf(f, "gw_undrained: %" PRIu64 "\n", g->undrained);
+	fprintf(f, "gw_drain_max_ms: %.6g\n", ms(g->drain_max_ns));
+	fprintf(f, "gw_drain_mean_ms: %.6g\n",
+		g->drained ? ms(g->drain_sum_ns) / (double)g->drained : 0.0);
+}
+
 void summary_print(FILE *f, const struct scenario *sc,
 		   const struct sim_summary *sum)
 {
@@ -340,6 +389,8 @@ void summary_print(FILE *f, const struct scenario *sc,
 	fprintf(f, "dropped: %" PRIu64 "\n", sum->dropped);
 	fprintf(f, "cnps_sent: %" PRIu64 "\n", sum->cnps_sent);
 	fprintf(f, "cnps_received: %" PRIu64 "\n", sum->cnps_received);
+	if (sum->gw.enabled)
+		gw_print(f, sc, sum);
 }
 
 void stats_write_samples(FILE *f, const struct stats *s)
@@ -349,6 +400,8 @@ void stats_write_samples(FILE *f, const struct stats *s)
 	fputs("t_ms,queue_kb,queue_max_kb", f);
 	for (uint32_t i = 0; i < s->n_flows; i++)
 		fprintf(f, ",rc%u_gbps", i + 1);
+	if (s->gq_max)
+		fputs(",gw_queue_max_kb", f);
 	fputc('\n', f);
 	for (uint32_t b = 0; b < s->n_bins; b++) {
 		fprintf(f, "%.6f,%.4f,%.4f", (double)b * bin / 1e6,
@@ -357,6 +410,8 @@ void stats_write_samples(FILE *f, const struct stats *s)
 			fprintf(f, ",%.6f",
 				s->rc_int[(size_t)b * s->n_flows + i] / bin /
 					1e9);
+		if (s->gq_max)
+			fprintf(f, ",%.4f", (double)s->gq_max[b] / 1e3);
 		fputc('\n', f);
 	}
 }

@@ -51,6 +51,9 @@ struct stats {
 	double *rc_now;
 	uint64_t *rc_since;
 	uint64_t q_now, q_since;
+	/* the gateway's flow queue (stats_gw_init), else NULL */
+	uint64_t *gq_max; /* [bin] */
+	uint64_t gq_now, gq_since;
 };
 
 int stats_init(struct stats *s, uint64_t duration_ns, uint64_t bin_ns,
@@ -58,10 +61,27 @@ int stats_init(struct stats *s, uint64_t duration_ns, uint64_t bin_ns,
 void stats_free(struct stats *s);
 void stats_rc(struct stats *s, uint32_t flow, uint64_t t_ns, double bps);
 void stats_queue(struct stats *s, uint64_t t_ns, uint64_t bytes);
+/* The gateway's flow queue: its maximum per bin (a samples column). */
+int stats_gw_init(struct stats *s);
+void stats_gw_queue(struct stats *s, uint64_t t_ns, uint64_t bytes);
 void stats_delivered(struct stats *s, uint32_t flow, uint64_t t_ns,
 		     uint32_t bytes);
 /* Integrate every series up to the end of the run. */
 void stats_finish(struct stats *s, uint64_t end_ns);
+
+/* The gateway's part (gateway.h), when the scenario has one. */
+struct gw_summary {
+	bool enabled;
+	uint64_t gaps, gap_ns; /* the worker's stops, their total time */
+	uint64_t marks; /* the CP chose a frame (RED on flowq_vqueue) */
+	uint64_t ce; /* ...and left it CE (the NP could not answer) */
+	uint64_t np_cnps; /* CNPs the gateway's NP sent to senders */
+	uint64_t rp_cnps; /* receivers' CNPs that reached its RPs */
+	uint64_t drops; /* the flow queue's tail drop */
+	uint64_t queue_max; /* bytes */
+	uint64_t drained, undrained, drain_max_ns, drain_sum_ns;
+	double rc_min; /* the least R_C of its RPs, at the looks */
+};
 
 struct sim_summary {
 	uint32_t n_flows;
@@ -79,6 +99,8 @@ struct sim_summary {
 	double *flow_bps; /* [flow]: throughput in the window */
 	/* counters, filled by the simulator */
 	uint64_t marked, dropped, cnps_sent, cnps_received, packets;
+	double rc_min; /* the least R_C of the senders' RPs */
+	struct gw_summary gw;
 };
 
 int stats_summarise(const struct stats *s, const struct scenario *sc,
@@ -88,7 +110,7 @@ void summary_free(struct sim_summary *sum);
 void summary_print(FILE *f, const struct scenario *sc,
 		   const struct sim_summary *sum);
 /* The time series for plots: t_ms,queue_kb,queue_max_kb,rc1_gbps,... (bin
- * means; t_ms is the bin's start). */
+ * means; t_ms is the bin's start), then gw_queue_max_kb with a gateway. */
 void stats_write_samples(FILE *f, const struct stats *s);
 
 #endif

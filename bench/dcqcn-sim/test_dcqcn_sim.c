@@ -11,6 +11,11 @@
  *  - 8:1 and 16:1 incast at 100 Gbit/s: utilisation >= 95 % from 5 ms to
  *    the end of the 150 ms run, min/max of the flows' throughput >= 0.8
  *    from 20 ms on;
+ *  - the gateway's worker stopping 5 ms at mean intervals of 100 ms in
+ *    front of a port that is not the bottleneck: no mark, no CNP, no cut,
+ *    each stop's backlog drained in about the time the port's headroom
+ *    takes; with the port the bottleneck the CP still marks and cuts,
+ *    and the stops add no cut to the same run without them;
  * plus determinism (same scenario, same bytes; another seed, other
  * bytes), pacing and the link's rate against counted packets, the bins
  * and the summary on hand-made series, the standing queue of N = 2, 4, 8
@@ -20,6 +25,7 @@
  * printed, so a run of this test shows the numbers the bounds are checked
  * against.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,7 +96,7 @@ static void run_free(struct run *r)
 }
 
 /* Each shipped closed loop runs once; the tests share the result. */
-#define N_CACHED 8
+#define N_CACHED 10
 static struct {
 	const char *name;
 	struct run r;
@@ -486,6 +492,147 @@ static void test_connectx_2flows(void **state)
 	assert_non_null(strstr(r->csv, ",cut,"));
 }
 
+/* The gateway scenarios: the backlog one stop of the worker builds
+ * (bytes: the senders at line rate for the stop) and the time the port's
+ * headroom takes to drain it. */
+struct gw_expect {
+	double backlog, drain_ns;
+};
+
+static struct gw_expect gw_expect(const struct scenario *sc)
+{
+	double nl = sc->n_flows * sc->params.line_bps;
+	double g = (double)sc->gateway.gap_ns;
+
+	return (struct gw_expect){
+		.backlog = nl * g / 8e9,
+		.drain_ns = g * nl / (sc->gateway.port_bps - nl),
+	};
+}
+
+static void print_gw(const char *name, const struct run *r)
+{
+	const struct sim_summary *s = &r->res.summary;
+	const struct gw_summary *g = &s->gw;
+
+	print_message("%s: %" PRIu64 " stops, gateway marks %" PRIu64
+		      ", its CNPs %" PRIu64 ", CNPs at senders %" PRIu64
+		      ", least R_C %.4g Mbit/s, gateway queue max %.1f KB, "
+		      "drained %" PRIu64
+		      " (longest %.2f ms), undrained %" PRIu64 "\n",
+		      name, g->gaps, g->marks, g->np_cnps, s->cnps_received,
+		      s->rc_min / 1e6, (double)g->queue_max / 1e3, g->drained,
+		      (double)g->drain_max_ns / 1e6, g->undrained);
+}
+
+/* Bound: the gateway's worker stops for 5 ms at mean intervals of 100 ms,
+ * its port is not the bottleneck: no mark, no CNP, no cut (every RP at
+ * line rate all along), each stop's backlog drained within three times
+ * what the port's headroom takes for one stop (two stops can fall into
+ * one drain). One scripted stop drains in about that time. */
+static void test_gateway_gaps(void **state)
+{
+	const struct run *r = cached("gateway-gaps.yaml");
+	const struct sim_summary *s = &r->res.summary;
+	const struct gw_summary *g = &s->gw;
+	struct gw_expect e = gw_expect(&r->sc);
+	double line = r->sc.params.line_bps;
+	struct run one;
+	char yaml[1024];
+	uint64_t peak = 0;
+
+	print_gw("gateway-gaps.yaml", r);
+	assert_true(g->enabled);
+	assert_true(g->gaps >= 10);
+	assert_int_equal(g->marks, 0);
+	assert_int_equal(g->np_cnps, 0);
+	assert_int_equal(g->rp_cnps, 0);
+	assert_int_equal(s->marked, 0);
+	assert_int_equal(s->cnps_received, 0);
+	assert_true(s->rc_min == line && g->rc_min == line);
+	for (uint32_t i = 0; i < s->n_flows; i++)
+		assert_true(s->flow_bps[i] >= 0.99 * line);
+	assert_int_equal(g->drops, 0);
+	assert_int_equal(g->undrained, 0);
+	assert_true(g->drained >= 10);
+	assert_true((double)g->drain_max_ns <= 3 * e.drain_ns);
+	assert_true((double)g->queue_max >= e.backlog);
+	assert_true((double)g->queue_max <= 3 * e.backlog);
+	/* the plots' series of the gateway's queue has the same peak */
+	assert_non_null(r->res.stats.gq_max);
+	for (uint32_t b = 0; b < r->res.stats.n_bins; b++)
+		peak = r->res.stats.gq_max[b] > peak ? r->res.stats.gq_max[b]
+						     : peak;
+	assert_true(peak == g->queue_max);
+
+	snprintf(yaml, sizeof(yaml),
+		 "line_rate: 25Mbit\nduration: 300ms\n"
+		 "params: {min_bps: 100kbit, ai_bps: 40kbit, hai_bps: 200kbit, "
+		 "alpha_ns: 55ms, inc_ns: 55ms, "
+		 "np_interval_ns: 50ms}\n"
+		 "bottleneck: {rate: 150Mbit, kmin: 30KB, kmax: 300KB, "
+		 "pmax: 1%%, feedback_delay: 1ms}\n"
+		 "gateway: {port: 150Mbit, poll: 50us, kmin: 30KB, "
+		 "kmax: 300KB, pmax: 1%%, gaps: {length: 5ms, at: [100ms]}}\n"
+		 "flows: [{count: 4}]\n");
+	run_text(&one, yaml);
+	e = gw_expect(&one.sc);
+	print_gw("one stop", &one);
+	g = &one.res.summary.gw;
+	assert_int_equal(g->gaps, 1);
+	assert_int_equal(g->marks, 0);
+	assert_int_equal(g->drained, 1);
+	assert_true((double)g->drain_max_ns >= 0.8 * e.drain_ns);
+	assert_true((double)g->drain_max_ns <= 1.1 * e.drain_ns);
+	assert_true((double)g->queue_max >= e.backlog);
+	assert_true((double)g->queue_max <= e.backlog + 8 * 1000);
+	run_free(&one);
+}
+
+/* Bound: the same stops with the gateway's port the bottleneck (100
+ * Mbit/s of senders, a 50 Mbit/s port): the CP marks, the senders are
+ * cut; side by side with the same run without stops, the stops add no
+ * cut and the queue's peak grows by at most two stops' backlog; nothing
+ * is dropped. */
+static void test_gateway_congested(void **state)
+{
+	const struct run *r = cached("gateway-gaps-congested.yaml");
+	const struct sim_summary *s = &r->res.summary;
+	const struct gw_summary *g = &s->gw;
+	struct gw_expect e = gw_expect(&r->sc);
+	struct run ref;
+	char err[512];
+	FILE *f;
+
+	print_gw("gateway-gaps-congested.yaml", r);
+	assert_true(g->gaps >= 10);
+	assert_true(g->marks > 0);
+	assert_true(g->np_cnps > 0);
+	assert_true(s->cnps_received > 0);
+	assert_true(s->rc_min <= r->sc.params.line_bps / 2);
+	assert_int_equal(g->drops, 0);
+	assert_int_equal(g->undrained, 0);
+
+	memset(&ref, 0, sizeof(ref));
+	if (scenario_load_file(&ref.sc,
+			       scenario_path("gateway-gaps-congested.yaml"),
+			       err, sizeof(err)))
+		fail_msg("%s", err);
+	ref.sc.gateway.gap_ns = 0; /* no stops */
+	f = open_memstream(&ref.csv, &ref.len);
+	assert_non_null(f);
+	if (sim_run(&ref.sc, f, &ref.res, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(fclose(f), 0);
+	print_gw("without stops", &ref);
+	assert_int_equal(ref.res.summary.gw.gaps, 0);
+	assert_true(ref.res.summary.gw.marks > 0);
+	assert_true(s->cnps_received <= ref.res.summary.cnps_received);
+	assert_true((double)g->queue_max <=
+		    (double)ref.res.summary.gw.queue_max + 2 * e.backlog);
+	run_free(&ref);
+}
+
 static void test_units(void **state)
 {
 	double d;
@@ -550,6 +697,7 @@ static void test_units(void **state)
 #define LOOP                                                                   \
 	"bottleneck: {rate: 40Gbit, kmin: 5KB, kmax: 200KB, pmax: 1%, "        \
 	"feedback_delay: 50us}\n"
+#define GW "gateway: {port: 50Gbit, kmin: 5KB, kmax: 200KB, pmax: 1%"
 
 /* Every refusal: the message starts with "t:LINE:COL: " and names what. */
 static void test_scenario_errors(void **state)
@@ -644,6 +792,41 @@ static void test_scenario_errors(void **state)
 		 "t:3:16: flows[0].cnp[0]: expected a time such as 55us, 1.5ms "
 		 "or 300ns (got '0us?"
 		 "?')"},
+		{HEAD "gateway: {port: 1Gbit}\nflows: [{cnp: [0us]}]\n",
+		 "t:3:1: gateway: only in a closed loop"},
+		{HEAD LOOP "gateway: {kmin: 1KB, kmax: 2KB, pmax: 1%}\n"
+			   "flows: [{}]\n",
+		 "t:4:10: gateway: gateway.port missing"},
+		{HEAD LOOP GW ", foo: 1}\nflows: [{}]\n",
+		 "t:4:59: gateway.foo: unknown key; one of: port, poll, kmin, "
+		 "kmax, pmax, buffer, gaps"},
+		{HEAD LOOP GW ", poll: 10ns}\nflows: [{}]\n",
+		 "t:4:65: gateway.poll: expected a time from 100ns to the "
+		 "duration (got '10ns')"},
+		{HEAD LOOP GW ", gaps: {mean_interval: 1ms}}\nflows: [{}]\n",
+		 "t:4:65: gateway.gaps: gateway.gaps.length missing"},
+		{HEAD LOOP GW ", gaps: {length: 5us, mean_interval: 1ms, at: "
+			      "[0us]}}\nflows: [{}]\n",
+		 "t:4:65: gateway.gaps: one of mean_interval"},
+		{HEAD LOOP GW ", gaps: {length: 5us, at: [100us, 50us]}}\n"
+			      "flows: [{}]\n",
+		 "t:4:91: gateway.gaps.at[1]: expected a time after the one "
+		 "before (got '50us')"},
+		{HEAD LOOP GW ", gaps: {length: 5us, at: [100us, 102us]}}\n"
+			      "flows: [{}]\n",
+		 "t:4:91: gateway.gaps.at[1]: expected a time after the stop "
+		 "before ends (got '102us')"},
+		{HEAD LOOP "gateway: {port: 50Gbit, kmin: 5KB, kmax: 2KB, "
+			   "pmax: 1%}\nflows: [{}]\n",
+		 "t:4:42: gateway.kmax: expected a size not below kmin"},
+		{HEAD LOOP GW ", gaps: {length: 0us, at: [100us]}}\n"
+			      "flows: [{}]\n",
+		 "t:4:74: gateway.gaps.length: expected a time above 0"},
+		{HEAD LOOP GW ", gaps: {length: 1us, mean_interval: 1ns}}\n"
+			      "flows: [{}]\n",
+		 "t:4:65: gateway.gaps: more than 100000 gaps expected"},
+		{HEAD LOOP GW ", gaps: {length: 1us, at: 5us}}\nflows: [{}]\n",
+		 "t:4:83: gateway.gaps.at: expected a list of the times"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -739,6 +922,8 @@ int main(void)
 		cmocka_unit_test(test_incast_16),
 		cmocka_unit_test(test_standing_queue),
 		cmocka_unit_test(test_connectx_2flows),
+		cmocka_unit_test(test_gateway_gaps),
+		cmocka_unit_test(test_gateway_congested),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, free_cache);
