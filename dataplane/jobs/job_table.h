@@ -128,7 +128,8 @@ struct job_table_params {
 	uint32_t max_hosts; /* hosts of the passive graph */
 	uint32_t max_edges; /* host pairs and merge edges */
 	uint64_t idle_ns; /* an edge idle this long leaves */
-	uint64_t seed; /* of the address hash */
+	uint64_t seed; /* of the address hash: random in the daemon (hosts, not
+			* the gateway, choose the addresses) */
 };
 
 struct job_table_stats {
