@@ -22,16 +22,19 @@
  *    searching after 8; restarted at another phase: locked again within
  *    5 iterations;
  *  - bytes conserved through the ring across irregular updates; a reader
- *    away longer than the ring counts what it lost;
+ *    away longer than the ring counts what it lost; on two real threads,
+ *    an owner lapping a 64-bin ring, every bin the reader keeps is whole;
  *  - params_check names the bad field.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "phase_clock.h"
@@ -638,6 +641,90 @@ static void test_ring_conservation(void **state)
 	phase_clock_fini(&pc);
 }
 
+/*
+ * The owner and the control thread at once, on real threads: the owner
+ * fills every bin with exactly PER_BIN packets (synthetic time, a bin
+ * every few microseconds, a ring of 64 bins so that it laps the reader
+ * all the time) and publishes its time; the reader updates with that
+ * time. Every bin the reader keeps must be whole: the bytes it consumed
+ * are (bins consumed - bins lost) x PER_BIN x PKT exactly. A copy of a
+ * slot the owner reused under it that the claim did not catch breaks
+ * the equality.
+ */
+#define PER_BIN 8
+
+struct race {
+	struct phase_clock pc;
+	uint64_t wtime; /* the owner's time: release store, acquire load */
+	int stop;
+};
+
+static void *race_owner(void *arg)
+{
+	struct race *r = arg;
+	uint64_t t = r->pc.w.open * MS, i = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		phase_clock_add(&r->pc.w, t, PKT);
+		__atomic_store_n(&r->wtime, t, __ATOMIC_RELEASE);
+		if (++i % PER_BIN == 0)
+			t += MS - (PER_BIN - 1) * (MS / PER_BIN);
+		else
+			t += MS / PER_BIN;
+	}
+	return NULL;
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void test_two_threads(void **state)
+{
+	struct phase_clock_params p;
+	struct race r;
+	pthread_t th;
+	uint64_t end, updates = 0, kept, bins;
+
+	(void)state;
+	phase_clock_params_default(&p);
+	p.bins = 64;
+	p.min_period_ns = 7 * MS;
+	p.max_period_ns = 16 * MS;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(phase_clock_init(&r.pc, &p, 10 * SEC), 0);
+	r.wtime = 10 * SEC;
+	assert_int_equal(pthread_create(&th, NULL, race_owner, &r), 0);
+	end = real_ns() + 300 * MS;
+	while (real_ns() < end) {
+		phase_clock_update(&r.pc,
+				   __atomic_load_n(&r.wtime, __ATOMIC_ACQUIRE));
+		updates++;
+		bins = r.pc.next_bin - r.pc.first_bin;
+		kept = bins - r.pc.est.lost_bins;
+		if (r.pc.est.bytes != kept * PER_BIN * PKT)
+			break;
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	bins = r.pc.next_bin - r.pc.first_bin;
+	kept = bins - r.pc.est.lost_bins;
+	print_message("owner and reader on two threads, 300 ms, ring of 64 "
+		      "bins: %llu updates, %llu bins, %llu lost, %llu bytes "
+		      "for %llu whole bins\n",
+		      (unsigned long long)updates, (unsigned long long)bins,
+		      (unsigned long long)r.pc.est.lost_bins,
+		      (unsigned long long)r.pc.est.bytes,
+		      (unsigned long long)kept);
+	assert_true(bins > 1000);
+	assert_int_equal(r.pc.est.bytes, kept * PER_BIN * PKT);
+	phase_clock_fini(&r.pc);
+}
+
 static void test_params_check(void **state)
 {
 	struct phase_clock_params p, d;
@@ -675,6 +762,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_check),
 		cmocka_unit_test(test_ring_conservation),
+		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_lock_steady_job),
 		cmocka_unit_test(test_lock_slow_reader),
 		cmocka_unit_test(test_relock_period_change),
