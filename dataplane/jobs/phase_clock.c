@@ -6,6 +6,8 @@
  */
 #include "phase_clock.h"
 
+#include "dp_assert.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,6 +502,23 @@ static void consume(struct phase_clock *pc, uint64_t j, uint64_t x)
 	on_time(pc, j);
 }
 
+/* The reader's invariants (XDPLANE_ASSERTS builds). */
+static void check(const struct phase_clock *pc)
+{
+	const struct phase_clock_est *e = &pc->est;
+
+	DP_ASSERT(pc->n_ivl <= pc->p.k && pc->n_it <= pc->p.k + 1);
+	DP_ASSERT(pc->n_ron <= PHASE_CLOCK_RUN_MAX + 1 &&
+		  pc->n_resid <= pc->p.k);
+	DP_ASSERT(e->state <= PHASE_CLOCK_LOST);
+	DP_ASSERT(e->state == PHASE_CLOCK_SEARCHING || e->period_ns > 0);
+	DP_ASSERT(e->state != PHASE_CLOCK_LOCKED ||
+		  (e->next_onset_ns == pc->pred_ns &&
+		   pc->misses < pc->p.miss_max));
+	DP_ASSERT(e->unlocks <= e->locks && e->locks <= e->onsets);
+	DP_ASSERT(pc->next_bin >= pc->first_bin);
+}
+
 const struct phase_clock_est *phase_clock_update(struct phase_clock *pc,
 						 uint64_t now_ns)
 {
@@ -536,5 +555,6 @@ const struct phase_clock_est *phase_clock_update(struct phase_clock *pc,
 	for (j = pc->next_bin; j < limit; j++)
 		consume(pc, j, pc->hist[j & w->mask]);
 	pc->next_bin = limit;
+	check(pc);
 	return &pc->est;
 }

@@ -37,7 +37,8 @@
  *    the period lies in [min_period_ns, max_period_ns] (checkpoints every
  *    minutes lie above). Storage bursts of a training job's shape (equal
  *    sizes, quiet gaps, a period in range) cannot be told from a job by
- *    timing: the job key (jobs/job_table.h) keeps them out;
+ *    timing: the job key (a registration, the collective classes' host
+ *    groups) keeps them out;
  *  - lock (SEARCHING or LOST -> LOCKED): k hits in a row, every iteration
  *    of them job-shaped, and the normalized autocorrelation of the binned
  *    bytes at lag P over the last four periods at least acf_min (the
@@ -46,21 +47,23 @@
  *    Once locked (LOCKED or LOST), k - 1 hits do if every iteration of
  *    the run carries the bytes per iteration it was locked to (within
  *    bytes_tol): the same job at a new pace relocks within k iterations;
- *  - locked: the prediction t = last hit + T (T below); the
- *    window t +- tolerance x T is a hit if an onset falls in it (its
+ *  - locked: the prediction t = last hit + T (T below); the window
+ *    t +- tolerance x T is a hit if an onset falls in it (its
  *    residual kept, t = onset + T), a miss if it passes without one (t +=
  *    T: one late or early onset costs one miss, not the lock; a job that
  *    stops misses every window); an onset outside the window counts for
  *    nothing; miss_max misses in a row -> LOST; so does a run of hits
- *    enough to lock (below) at a period off T by more than the
+ *    enough to lock (above) at a period off T by more than the
  *    tolerance (it locks to it at once);
  *  - LOST -> SEARCHING after forget_periods x T without a hit (the period
  *    is forgotten); LOST -> LOCKED as from SEARCHING.
  * Estimates (valid while LOCKED, kept while LOST): T the mean interval
  * over the run's last 16 onsets (all hits: the median's robustness, and
- * the mean's resolution finer than a bin), C and B the medians of its last k iterations,
- * the next onset t, the spread the median absolute residual of the last
- * k hits (MAD around 0: residuals are relative to the prediction).
+ * the mean's resolution finer than a bin), C and B the medians of its
+ * last k iterations, the next onset t, the spread the median absolute
+ * residual of the last k hits (MAD around 0: residuals are relative to
+ * the prediction). A reader away longer than the ring starts over (a
+ * lock is lost, the run forgotten).
  *
  * Invariants: the owner's bin index never decreases (a packet stamped
  * before the open bin counts in the open bin); a bin is published (closed)
