@@ -29,6 +29,7 @@ void phase_clock_params_default(struct phase_clock_params *p)
 		.max_duty = 0.8,
 		.bytes_tol = 0.3,
 		.forget_periods = 8,
+		.gap_frac = 0.25,
 	};
 }
 
@@ -73,6 +74,8 @@ int phase_clock_params_check(const struct phase_clock_params *p,
 		bad = "bytes_tol: must be 0 .. 1e6";
 	else if (p->forget_periods < 1 || p->forget_periods > 1000000)
 		bad = "forget_periods: must be 1 .. 10^6";
+	else if (!in_range(p->gap_frac, 0.0, 0.9))
+		bad = "gap_frac: must be 0 .. 0.9";
 	if (why)
 		*why = bad;
 	return bad ? -1 : 0;
@@ -442,6 +445,16 @@ static void on_onset(struct phase_clock *pc, uint64_t j)
 		    pc->run >= hits_to_lock(pc))
 			try_lock(pc, j);
 	}
+	/* the closed iteration's compute gap: its longest pause, the one
+	 * before this onset included */
+	if (pc->idle_run > pc->iter_max_idle)
+		pc->iter_max_idle = pc->idle_run;
+	pc->gap_ref =
+		pc->seen_onset && (j - pc->cur.onset_bin) * pc->p.bin_ns <=
+					  pc->p.max_period_ns
+			? pc->iter_max_idle
+			: 0;
+	pc->iter_max_idle = 0;
 	pc->seen_onset = true;
 	pc->cur = (struct phase_clock_iter){.onset_bin = j, .comm_bins = 1};
 }
@@ -471,6 +484,19 @@ static void on_time(struct phase_clock *pc, uint64_t j)
 	}
 }
 
+/*
+ * Idle bins an onset needs: idle_bins, or gap_frac of the longest idle
+ * run of the previous iteration (its compute gap) if more. Bursts after
+ * a shorter pause are part of the same comm phase (the buckets of a
+ * bucketed all-reduce, compute between them).
+ */
+static uint64_t idle_needed(const struct phase_clock *pc)
+{
+	uint64_t m = (uint64_t)(pc->p.gap_frac * (double)pc->gap_ref);
+
+	return m > pc->p.idle_bins ? m : pc->p.idle_bins;
+}
+
 static void consume(struct phase_clock *pc, uint64_t j, uint64_t x)
 {
 	double thr = pc->p.active_frac * pc->level;
@@ -484,13 +510,15 @@ static void consume(struct phase_clock *pc, uint64_t j, uint64_t x)
 			pc->level = (double)x;
 		else
 			pc->level += ((double)x - pc->level) / 16.0;
-		if (pc->idle_run >= pc->p.idle_bins &&
+		if (pc->idle_run >= idle_needed(pc) &&
 		    (!pc->seen_onset ||
 		     (j - pc->cur.onset_bin) * pc->p.bin_ns >=
 			     pc->p.min_period_ns))
 			on_onset(pc, j);
+		else if (pc->idle_run > pc->iter_max_idle)
+			pc->iter_max_idle = pc->idle_run;
 		pc->idle_run = 0;
-		if (pc->seen_onset)
+		if (pc->seen_onset && j - pc->cur.onset_bin < UINT32_MAX)
 			pc->cur.comm_bins =
 				(uint32_t)(j - pc->cur.onset_bin + 1);
 	} else if (pc->idle_run < UINT32_MAX) {
@@ -498,6 +526,11 @@ static void consume(struct phase_clock *pc, uint64_t j, uint64_t x)
 	}
 	if (pc->seen_onset)
 		pc->cur.bytes += x;
+	/* no onset for longer than a period can be: pauses count again */
+	if (pc->gap_ref &&
+	    (!pc->seen_onset ||
+	     (j - pc->cur.onset_bin) * pc->p.bin_ns > pc->p.max_period_ns))
+		pc->gap_ref = 0;
 	pc->est.bytes += x;
 	on_time(pc, j);
 }

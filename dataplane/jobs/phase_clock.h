@@ -16,9 +16,14 @@
  *  - a bin is active if it holds at least max(active_bps x bin, active_frac x
  *    L) bytes, where L is the burst level (a moving average of the bytes of
  *    active bins, gain 1/16); otherwise idle;
- *  - an onset is an active bin after at least idle_bins idle ones, and at
- *    least min_period_ns after the previous onset (an onset sooner is part
- *    of the same burst);
+ *  - an onset is an active bin after at least max(idle_bins, gap_frac x
+ *    G) idle ones, G the longest idle run of the previous iteration (its
+ *    compute gap; 0 after an iteration longer than max_period_ns), and at
+ *    least min_period_ns after the previous onset: a burst after a
+ *    shorter pause is part of the same comm phase (the buckets of a
+ *    bucketed all-reduce, compute between them). A compute gap that
+ *    shrinks below gap_frac of the last at once costs an iteration: the
+ *    merged one's longest pause is the new G;
  *  - an iteration is the time between two onsets; its comm phase runs from
  *    its onset to its last active bin; its bytes are all its bins';
  *  - a run: an interval I between onsets is a hit if it lies within
@@ -127,6 +132,9 @@
  *                  1 + this is not a job. 0.3.
  *  forget_periods  LOST -> SEARCHING after this many periods without a
  *                  hit, >= 1. 8.
+ *  gap_frac        0 .. 0.9: an onset needs an idle run of at least this
+ *                  fraction of the previous iteration's longest (and
+ *                  idle_bins). 0.25.
  */
 struct phase_clock_params {
 	uint64_t bin_ns;
@@ -143,6 +151,7 @@ struct phase_clock_params {
 	double max_duty;
 	double bytes_tol;
 	uint32_t forget_periods;
+	double gap_frac;
 };
 
 #define PHASE_CLOCK_K_MAX 16
@@ -203,6 +212,8 @@ struct phase_clock {
 	double level; /* burst level L, bytes per active bin */
 	uint32_t idle_run; /* idle bins in a row */
 	bool seen_onset;
+	uint64_t gap_ref; /* G: the last iteration's longest idle run */
+	uint64_t iter_max_idle; /* the longest idle run since the onset */
 	struct phase_clock_iter cur; /* the iteration since the last onset */
 	uint64_t last_active_bin;
 	/* the run: its last k intervals (bins) and iterations */
