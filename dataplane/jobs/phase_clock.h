@@ -63,8 +63,9 @@
  *  - LOST -> SEARCHING after forget_periods x T without a hit (the period
  *    is forgotten); LOST -> LOCKED as from SEARCHING.
  * Estimates (valid while LOCKED, kept while LOST): T the mean interval
- * over the run's last 16 onsets (all hits: the median's robustness, and
- * the mean's resolution finer than a bin), C and B the medians of its
+ * over the run's last 9 onsets (all hits: the median's robustness, the
+ * mean's resolution finer than a bin, a lag of 4 iterations behind a
+ * drift), C and B the medians of its
  * last k iterations, the next onset t, the spread the median absolute
  * residual of the last k hits (MAD around 0: residuals are relative to
  * the prediction). A reader away longer than the ring starts over (a
@@ -155,7 +156,7 @@ struct phase_clock_params {
 };
 
 #define PHASE_CLOCK_K_MAX 16
-#define PHASE_CLOCK_RUN_MAX 16 /* intervals in the period's mean */
+#define PHASE_CLOCK_RUN_MAX 8 /* intervals in the period's mean */
 
 enum phase_clock_state {
 	PHASE_CLOCK_SEARCHING = 0,

@@ -14,7 +14,8 @@
  *    locked within 6 iterations, period error <= 3 %, comm phase within
  *    10 % of its span, no unlock;
  *  - a period change of +30 % and -30 %: relocked within 4 iterations of
- *    the new period, its error <= 3 %;
+ *    the new period, its error <= 3 %; a period drifting 20 % over 60
+ *    iterations: followed without an unlock, its error <= 3 %;
  *  - zero locks on Poisson bursts of random and of equal sizes (20 seeds x
  *    60 s each) and on constant-rate
  *    bulk; zero locks on periodic storage: a stream modulated between 100 %
@@ -94,6 +95,7 @@ struct gen {
 	/* JOB and the periodic kinds */
 	uint64_t base; /* nominal onset of the current burst */
 	uint64_t period, period2, change_at;
+	uint64_t drift; /* added to the period every iteration */
 	uint64_t stop_at, restart_at;
 	uint64_t comm;
 	double jitter; /* onsets, fraction of the period */
@@ -132,6 +134,7 @@ static void plan(struct gen *g)
 	case FLUSH:
 	case MODULATED:
 		g->base += g->base >= g->change_at ? g->period2 : g->period;
+		g->period += g->drift;
 		if (g->base >= g->stop_at && g->base < g->restart_at)
 			g->base = g->restart_at;
 		start = g->base +
@@ -500,6 +503,39 @@ static void test_relock_period_change(void **state)
 	assert_true(err <= 0.03);
 }
 
+/* A job whose period drifts 20 % over 60 iterations (100 -> 120 ms, a
+ * step slowing down): followed, never unlocked, the period within 3 %. */
+static void test_follow_drift(void **state)
+{
+	struct sim s;
+	double err, worst = 0.0;
+	uint64_t end;
+
+	(void)state;
+	sim_init(&s, JOB, 11, NULL);
+	s.g.drift = 20 * MS / 60;
+	s.g.period2 = UINT64_MAX; /* unused: no change_at */
+	sim_run(&s, s.g.t + 10 * 100 * MS);
+	assert_int_equal(s.tr.state, PHASE_CLOCK_LOCKED);
+	end = s.g.t + 60 * 110 * MS;
+	while (s.now < end && s.g.period < 120 * MS) {
+		sim_run(&s, s.now + 100 * MS);
+		err = rel_err((double)s.tr.last.period_ns, (double)s.g.period);
+		if (err > worst)
+			worst = err;
+	}
+	print_message("period drifting 100 -> %.0f ms over 60 iterations: "
+		      "%llu unlocks, period error <= %.2f %%, onset vs "
+		      "prediction <= %.1f ms\n",
+		      (double)s.g.period / 1e6,
+		      (unsigned long long)s.tr.unlocks, 100.0 * worst,
+		      (double)s.tr.pred_err_max / 1e6);
+	assert_int_equal(s.tr.unlocks, 0);
+	assert_int_equal(s.tr.state, PHASE_CLOCK_LOCKED);
+	assert_true(worst <= 0.03);
+	phase_clock_fini(&s.pc);
+}
+
 static void test_no_lock_poisson(void **state)
 {
 	uint64_t seed, onsets, refused, locks;
@@ -683,6 +719,14 @@ static void test_ring_conservation(void **state)
 		      (unsigned long long)pc.est.lost_bins);
 	assert_int_equal(pc.est.bytes, added);
 	assert_int_equal(pc.est.lost_bins, 0);
+	/* a packet stamped before the open bin counts in the open bin */
+	now += 10 * MS;
+	phase_clock_add(&pc.w, now, PKT);
+	phase_clock_add(&pc.w, now - 5 * MS, PKT);
+	added += 2 * PKT;
+	phase_clock_update(&pc, now + 3 * MS);
+	assert_int_equal(pc.est.bytes, added);
+	assert_int_equal(pc.hist[(now / MS) & pc.w.mask], 2 * PKT);
 	/* away 3 s: 3 s minus the ring's 1024 bins are lost */
 	phase_clock_add(&pc.w, now + 10 * MS, PKT);
 	phase_clock_add(&pc.w, now + 3 * SEC, PKT);
@@ -818,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_lock_slow_reader),
 		cmocka_unit_test(test_lock_bucketed_job),
 		cmocka_unit_test(test_relock_period_change),
+		cmocka_unit_test(test_follow_drift),
 		cmocka_unit_test(test_no_lock_poisson),
 		cmocka_unit_test(test_no_lock_bulk),
 		cmocka_unit_test(test_no_lock_periodic_storage),
