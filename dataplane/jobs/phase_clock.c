@@ -30,6 +30,7 @@ void phase_clock_params_default(struct phase_clock_params *p)
 		.bytes_tol = 0.3,
 		.forget_periods = 8,
 		.gap_frac = 0.25,
+		.settle_ns = 2000000,
 	};
 }
 
@@ -76,6 +77,8 @@ int phase_clock_params_check(const struct phase_clock_params *p,
 		bad = "forget_periods: must be 1 .. 10^6";
 	else if (!in_range(p->gap_frac, 0.0, 0.9))
 		bad = "gap_frac: must be 0 .. 0.9";
+	else if (p->settle_ns < p->bin_ns || p->settle_ns > 1000000000)
+		bad = "settle_ns: must be bin_ns .. 1 s";
 	if (why)
 		*why = bad;
 	return bad ? -1 : 0;
@@ -557,11 +560,14 @@ const struct phase_clock_est *phase_clock_update(struct phase_clock *pc,
 {
 	struct phase_clock_writer *w = &pc->w;
 	uint64_t pub = __atomic_load_n(&w->pub, __ATOMIC_ACQUIRE);
-	uint64_t nb = now_ns / pc->p.bin_ns, limit = pub, claim, j;
+	uint64_t limit = pub, claim, j, settled;
 
-	/* the open bin and those after it: closed two bins later */
-	if (nb >= 1 && nb - 1 > limit)
-		limit = nb - 1;
+	/* the open bin and those after it: closed settle_ns after their end */
+	if (now_ns > pc->p.settle_ns) {
+		settled = (now_ns - pc->p.settle_ns) / pc->p.bin_ns;
+		if (settled > limit)
+			limit = settled;
+	}
 	if (limit <= pc->next_bin)
 		return &pc->est;
 	if (limit - pc->next_bin > pc->p.bins) {

@@ -87,10 +87,10 @@
  *    the ring covers bins x bin_ns, at least 4 x max_period_ns, so up to
  *    that between calls loses nothing) and reads the estimate. It writes
  *    everything but w.*. It reads the bins below the published index, and
- *    the open bin and those after it only once now_ns is two bins past
- *    them (the owner stamps a pass's packets at the pass's start: bytes
- *    of a worker stalled longer than that are not counted; bins after the
- *    open one are zero). It copies them to its own history and then
+ *    the open bin and those after it only once now_ns is settle_ns past
+ *    their end (the owner stamps a pass's packets at the pass's start:
+ *    bytes of a worker stalled longer than that are not counted; bins
+ *    after the open one are zero). It copies them to its own history and then
  *    checks the owner's claim (a seqlock: the owner announces a bin index
  *    before it reuses slots, the reader rereads it after its copies) and
  *    counts the bins it lost to slots reused under it as zero (lost_bins).
@@ -136,6 +136,10 @@
  *  gap_frac        0 .. 0.9: an onset needs an idle run of at least this
  *                  fraction of the previous iteration's longest (and
  *                  idle_bins). 0.25.
+ *  settle_ns       ns after its end that the reader takes a bin the owner
+ *                  has not closed as final (the owner idle, or stalled):
+ *                  longer than the owner's longest pass. 2 ms (bin_ns ..
+ *                  1 s).
  */
 struct phase_clock_params {
 	uint64_t bin_ns;
@@ -153,6 +157,7 @@ struct phase_clock_params {
 	double bytes_tol;
 	uint32_t forget_periods;
 	double gap_frac;
+	uint64_t settle_ns;
 };
 
 #define PHASE_CLOCK_K_MAX 16

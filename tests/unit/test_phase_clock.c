@@ -22,11 +22,12 @@
  *    and 40 % (no quiet gap), a writer pausing 10 ms in 100 (duty 0.9),
  *    checkpoints every 10 s (above the longest period), flushes whose size
  *    varies 5x at a fixed period;
- *  - a job that stops: lost within 2.2 periods of its last onset,
+ *  - a job that stops: lost within 2.3 periods of its last onset,
  *    searching after 8; restarted at another phase: locked again within
  *    5 iterations;
  *  - bytes conserved through the ring across irregular updates; a reader
- *    away longer than the ring counts what it lost; on two real threads,
+ *    away longer than the ring counts what it lost; a bin the owner left
+ *    open is final settle_ns after its end; on two real threads,
  *    an owner lapping a 64-bin ring, every bin the reader keeps is whole;
  *  - params_check names the bad field.
  */
@@ -727,6 +728,19 @@ static void test_ring_conservation(void **state)
 	phase_clock_update(&pc, now + 3 * MS);
 	assert_int_equal(pc.est.bytes, added);
 	assert_int_equal(pc.hist[(now / MS) & pc.w.mask], 2 * PKT);
+	/* an owner idle since its last packet: the open bin is final
+	 * settle_ns (2 ms) after its end, not sooner */
+	now += 10 * MS - now % MS; /* the start of a bin */
+	phase_clock_add(&pc.w, now, PKT);
+	phase_clock_update(&pc, now + 2 * MS + MS / 2);
+	phase_clock_add(&pc.w, now + MS / 2, PKT); /* stamped late */
+	added += 2 * PKT;
+	phase_clock_update(&pc, now + 3 * MS);
+	assert_int_equal(pc.est.bytes, added);
+	phase_clock_add(&pc.w, now + MS / 2, PKT); /* later than settle */
+	now += 20 * MS;
+	phase_clock_update(&pc, now);
+	assert_int_equal(pc.est.bytes, added);
 	/* away 3 s: 3 s minus the ring's 1024 bins are lost */
 	phase_clock_add(&pc.w, now + 10 * MS, PKT);
 	phase_clock_add(&pc.w, now + 3 * SEC, PKT);
