@@ -65,11 +65,10 @@
  * Estimates (valid while LOCKED, kept while LOST): T the mean interval
  * over the run's last 9 onsets (all hits: the median's robustness, the
  * mean's resolution finer than a bin, a lag of 4 iterations behind a
- * drift), C and B the medians of its
- * last k iterations, the next onset t, the spread the median absolute
- * residual of the last k hits (MAD around 0: residuals are relative to
- * the prediction). A reader away longer than the ring starts over (a
- * lock is lost, the run forgotten).
+ * drift), C and B the medians of its last k iterations, the next onset
+ * t, the spread the median absolute residual of the last k hits (MAD
+ * around 0: residuals are relative to the prediction). A reader away
+ * longer than the ring starts over (a lock is lost, the run forgotten).
  *
  * Invariants: the owner's bin index never decreases (a packet stamped
  * before the open bin counts in the open bin); a bin is published (closed)
