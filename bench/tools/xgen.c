@@ -39,8 +39,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include "gen_frame.h"
 
-#define XGEN_HDR_LEN 42
+#define XGEN_HDR_LEN GEN_HDR_LEN
 #define XGEN_MIN_SIZE 60
 #define XGEN_MAX_SIZE 1514
 #define XGEN_DEF_REPEAT (8u << 20)
@@ -91,91 +92,6 @@ static void usage(FILE *f)
 		XGEN_MIN_SIZE, XGEN_MAX_SIZE, XGEN_DEF_REPEAT);
 }
 
-static const char *opt_name(const struct option *o, int val)
-{
-	for (; o->name; o++) {
-		if (o->val == val)
-			return o->name;
-	}
-	return "?";
-}
-
-static int parse_mac(const char *s, uint8_t *mac)
-{
-	unsigned int b[6];
-	char tail;
-	int i;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-		   &b[5], &tail) != 6)
-		return -1;
-	for (i = 0; i < 6; i++) {
-		if (b[i] > 0xff)
-			return -1;
-		mac[i] = (uint8_t)b[i];
-	}
-	return 0;
-}
-
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *out > max)
-		return -1;
-	return 0;
-}
-
-static uint16_t ip_checksum(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* Ethernet + IPv4 (TTL 64, DF) + UDP (checksum 0) + a byte pattern. */
-static void build_frame(uint8_t *f, size_t size, const uint8_t *smac,
-			const uint8_t *dmac, struct in_addr sip,
-			struct in_addr dip, uint16_t sport, uint16_t dport)
-{
-	uint16_t ip_len = (uint16_t)(size - 14);
-	uint16_t udp_len = (uint16_t)(size - 34);
-	uint16_t csum;
-	size_t i;
-
-	memset(f, 0, size);
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, smac, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	f[14] = 0x45;
-	f[16] = ip_len >> 8;
-	f[17] = ip_len & 0xff;
-	f[20] = 0x40; /* DF */
-	f[22] = 64; /* TTL */
-	f[23] = 17; /* UDP */
-	memcpy(f + 26, &sip, 4);
-	memcpy(f + 30, &dip, 4);
-	csum = ip_checksum(f + 14, 20);
-	f[24] = csum >> 8;
-	f[25] = csum & 0xff;
-	f[34] = sport >> 8;
-	f[35] = sport & 0xff;
-	f[36] = dport >> 8;
-	f[37] = dport & 0xff;
-	f[38] = udp_len >> 8;
-	f[39] = udp_len & 0xff;
-	for (i = XGEN_HDR_LEN; i < size; i++)
-		f[i] = (uint8_t)i;
-}
-
 static struct bpf_map *find_internal_map(struct bpf_object *obj,
 					 const char *suffix)
 {
@@ -204,30 +120,13 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"dev", required_argument, NULL, 'i'},
-		{"src-mac", required_argument, NULL, 'S'},
-		{"dst-mac", required_argument, NULL, 'D'},
-		{"src-ip", required_argument, NULL, 's'},
-		{"dst-ip", required_argument, NULL, 'd'},
-		{"sport", required_argument, NULL, 'p'},
-		{"dport", required_argument, NULL, 'P'},
-		{"sport-range", required_argument, NULL, 'R'},
-		{"size", required_argument, NULL, 'z'},
-		{"rate", required_argument, NULL, 'r'},
-		{"duration", required_argument, NULL, 't'},
-		{"cpu", required_argument, NULL, 'c'},
+		GEN_COMMON_OPTIONS,
 		{"repeat", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
 		{}};
-	const char *dev = NULL;
-	uint8_t smac[6], dmac[6];
-	bool have_smac = false, have_dmac = false;
-	struct in_addr sip = {0}, dip = {0};
-	bool have_sip = false, have_dip = false;
-	unsigned long sport = 1024, dport = 5001, sport_range = 1;
-	unsigned long size = 0, rate = 0, repeat = XGEN_DEF_REPEAT;
-	long cpu = -1;
-	double duration = 0;
+	struct gen_opts g;
+	unsigned long repeat = XGEN_DEF_REPEAT;
+	const char *why;
 	struct xgen_conf conf = {0};
 	struct xgen_state st = {0};
 	struct bpf_object *obj;
@@ -244,70 +143,19 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int ifindex, prog_fd, err, c;
 	uint32_t zero = 0;
-	char *end;
 
+	gen_opts_init(&g, XGEN_MIN_SIZE, XGEN_MAX_SIZE);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		unsigned long v;
+		int r = gen_opts_parse(&g, c, optarg);
 
+		if (r > 0)
+			continue;
+		if (r < 0)
+			goto bad;
 		switch (c) {
-		case 'i':
-			dev = optarg;
-			break;
-		case 'S':
-			if (parse_mac(optarg, smac))
-				goto bad;
-			have_smac = true;
-			break;
-		case 'D':
-			if (parse_mac(optarg, dmac))
-				goto bad;
-			have_dmac = true;
-			break;
-		case 's':
-			if (inet_pton(AF_INET, optarg, &sip) != 1)
-				goto bad;
-			have_sip = true;
-			break;
-		case 'd':
-			if (inet_pton(AF_INET, optarg, &dip) != 1)
-				goto bad;
-			have_dip = true;
-			break;
-		case 'p':
-			if (parse_ulong(optarg, 65535, &sport))
-				goto bad;
-			break;
-		case 'P':
-			if (parse_ulong(optarg, 65535, &dport))
-				goto bad;
-			break;
-		case 'R':
-			if (parse_ulong(optarg, 65535, &sport_range) ||
-			    !sport_range)
-				goto bad;
-			break;
-		case 'z':
-			if (parse_ulong(optarg, XGEN_MAX_SIZE, &size) ||
-			    size < XGEN_MIN_SIZE)
-				goto bad;
-			break;
-		case 'r':
-			if (parse_ulong(optarg, 1000000000ul, &rate))
-				goto bad;
-			break;
-		case 't':
-			errno = 0;
-			duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || duration <= 0)
-				goto bad;
-			break;
-		case 'c':
-			if (parse_ulong(optarg, CPU_SETSIZE - 1, &v))
-				goto bad;
-			cpu = (long)v;
-			break;
 		case 'n':
-			if (parse_ulong(optarg, UINT32_MAX, &repeat) || !repeat)
+			if (gen_parse_ulong(optarg, UINT32_MAX, &repeat) ||
+			    !repeat)
 				goto bad;
 			break;
 		case 'h':
@@ -320,35 +168,34 @@ int main(int argc, char **argv)
 		continue;
 	bad:
 		fprintf(stderr, "xgen: invalid value for --%s: '%s'\n",
-			opt_name(opts, c), optarg);
+			gen_opt_name(opts, c), optarg);
 		return 2;
 	}
-	if (optind != argc || !dev || !have_smac || !have_dmac || !have_sip ||
-	    !have_dip || !size || duration <= 0) {
+	why = gen_opts_check(&g);
+	if (optind != argc || (why && !*why)) {
 		usage(stderr);
 		return 2;
 	}
-	if (sport + sport_range - 1 > 65535) {
-		fprintf(stderr,
-			"xgen: --sport + --sport-range exceeds 65535\n");
+	if (why) {
+		fprintf(stderr, "xgen: %s\n", why);
 		return 2;
 	}
-	ifindex = (int)if_nametoindex(dev);
+	ifindex = (int)if_nametoindex(g.dev);
 	if (!ifindex) {
-		fprintf(stderr, "xgen: no device %s: %s\n", dev,
+		fprintf(stderr, "xgen: no device %s: %s\n", g.dev,
 			strerror(errno));
 		return 1;
 	}
 
-	build_frame(frame, size, smac, dmac, sip, dip, (uint16_t)sport,
-		    (uint16_t)dport);
+	gen_build_frame(frame, g.size, g.smac, g.dmac, g.sip, g.dip,
+			(uint16_t)g.sport, (uint16_t)g.dport);
 	memcpy(conf.hdr, frame, XGEN_HDR_LEN);
-	conf.gap_ns = rate ? 1000000000ull / rate : 0;
-	if (rate && !conf.gap_ns)
+	conf.gap_ns = g.rate ? 1000000000ull / g.rate : 0;
+	if (g.rate && !conf.gap_ns)
 		conf.gap_ns = 1;
 	conf.ifindex = (uint32_t)ifindex;
-	conf.sport = (uint16_t)sport;
-	conf.sport_range = (uint16_t)sport_range;
+	conf.sport = (uint16_t)g.sport;
+	conf.sport_range = (uint16_t)g.sport_range;
 
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	obj = bpf_object__open_mem(
@@ -378,13 +225,13 @@ int main(int argc, char **argv)
 	}
 	prog_fd = bpf_program__fd(prog);
 
-	if (cpu >= 0) {
+	if (g.cpu >= 0) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
-		CPU_SET((int)cpu, &set);
+		CPU_SET((int)g.cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set)) {
-			fprintf(stderr, "xgen: pin to CPU %ld: %s\n", cpu,
+			fprintf(stderr, "xgen: pin to CPU %ld: %s\n", g.cpu,
 				strerror(errno));
 			return 1;
 		}
@@ -396,9 +243,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
-	itv.it_value.tv_sec = (time_t)duration;
+	itv.it_value.tv_sec = (time_t)g.duration;
 	itv.it_value.tv_usec =
-		(suseconds_t)((duration - (double)(time_t)duration) * 1e6);
+		(suseconds_t)((g.duration - (double)(time_t)g.duration) * 1e6);
 	if (!itv.it_value.tv_sec && !itv.it_value.tv_usec)
 		itv.it_value.tv_usec = 1;
 
@@ -406,14 +253,15 @@ int main(int argc, char **argv)
 	 * redirected ones at the end of each batch (64 by default), checking
 	 * for signals between batches: when pacing, keep the batch within
 	 * about 10 us of traffic so that frames leave on time. */
-	if (rate)
-		batch = rate >= 1000000 ? 64 : (uint32_t)(rate / 100000) + 1;
+	if (g.rate)
+		batch = g.rate >= 1000000 ? 64
+					  : (uint32_t)(g.rate / 100000) + 1;
 
 	t0 = now_s();
 	setitimer(ITIMER_REAL, &itv, NULL);
 	while (!stop) {
 		LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = frame,
-			    .data_size_in = (uint32_t)size,
+			    .data_size_in = (uint32_t)g.size,
 			    .repeat = (uint32_t)repeat, .batch_size = batch,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
@@ -445,8 +293,8 @@ int main(int argc, char **argv)
 	printf("xgen: sent %llu frames in %.3f s (%.3f Mpps, %.2f Gbit/s of "
 	       "%lu-byte frames, %lu calls%s)\n",
 	       (unsigned long long)st.sent, t1 - t0, st.sent / (t1 - t0) / 1e6,
-	       st.sent * size * 8.0 / (t1 - t0) / 1e9, size, calls,
-	       rate ? ", paced" : "");
+	       st.sent * g.size * 8.0 / (t1 - t0) / 1e9, g.size, calls,
+	       g.rate ? ", paced" : "");
 	bpf_object__close(obj);
 	return failed ? 1 : 0;
 }

@@ -42,6 +42,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "gen_frame.h"
 
 #ifndef AF_XDP
 #define AF_XDP 44
@@ -50,7 +51,7 @@
 #define SOL_XDP 283
 #endif
 
-#define XSKGEN_HDR_LEN 42
+#define XSKGEN_HDR_LEN GEN_HDR_LEN
 #define XSKGEN_MIN_SIZE 60
 #define XSKGEN_MAX_SIZE 1514
 #define XSKGEN_FRAMES 4096u
@@ -96,92 +97,6 @@ static void usage(FILE *f)
 		XSKGEN_MIN_SIZE, XSKGEN_MAX_SIZE);
 }
 
-static const char *opt_name(const struct option *o, int val)
-{
-	for (; o->name; o++) {
-		if (o->val == val)
-			return o->name;
-	}
-	return "?";
-}
-
-static int parse_mac(const char *s, uint8_t *mac)
-{
-	unsigned int b[6];
-	char tail;
-	int i;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-		   &b[5], &tail) != 6)
-		return -1;
-	for (i = 0; i < 6; i++) {
-		if (b[i] > 0xff)
-			return -1;
-		mac[i] = (uint8_t)b[i];
-	}
-	return 0;
-}
-
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *out > max)
-		return -1;
-	return 0;
-}
-
-static uint16_t ip_checksum(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* Ethernet + IPv4 (TTL 64, DF) + UDP (checksum 0) + a byte pattern: the
- * frame xgen sends. */
-static void build_frame(uint8_t *f, size_t size, const uint8_t *smac,
-			const uint8_t *dmac, struct in_addr sip,
-			struct in_addr dip, uint16_t sport, uint16_t dport)
-{
-	uint16_t ip_len = (uint16_t)(size - 14);
-	uint16_t udp_len = (uint16_t)(size - 34);
-	uint16_t csum;
-	size_t i;
-
-	memset(f, 0, size);
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, smac, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	f[14] = 0x45;
-	f[16] = ip_len >> 8;
-	f[17] = ip_len & 0xff;
-	f[20] = 0x40; /* DF */
-	f[22] = 64; /* TTL */
-	f[23] = 17; /* UDP */
-	memcpy(f + 26, &sip, 4);
-	memcpy(f + 30, &dip, 4);
-	csum = ip_checksum(f + 14, 20);
-	f[24] = csum >> 8;
-	f[25] = csum & 0xff;
-	f[34] = sport >> 8;
-	f[35] = sport & 0xff;
-	f[36] = dport >> 8;
-	f[37] = dport & 0xff;
-	f[38] = udp_len >> 8;
-	f[39] = udp_len & 0xff;
-	for (i = XSKGEN_HDR_LEN; i < size; i++)
-		f[i] = (uint8_t)i;
-}
-
 static int map_ring(int fd, struct ring *r, const struct xdp_ring_offset *off,
 		    uint32_t size, size_t desc_size, off_t pgoff)
 {
@@ -225,31 +140,15 @@ static void sleep_until(double t)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"dev", required_argument, NULL, 'i'},
-		{"src-mac", required_argument, NULL, 'S'},
-		{"dst-mac", required_argument, NULL, 'D'},
-		{"src-ip", required_argument, NULL, 's'},
-		{"dst-ip", required_argument, NULL, 'd'},
-		{"sport", required_argument, NULL, 'p'},
-		{"dport", required_argument, NULL, 'P'},
-		{"sport-range", required_argument, NULL, 'R'},
-		{"size", required_argument, NULL, 'z'},
-		{"rate", required_argument, NULL, 'r'},
-		{"duration", required_argument, NULL, 't'},
-		{"cpu", required_argument, NULL, 'c'},
+		GEN_COMMON_OPTIONS,
 		{"queue", required_argument, NULL, 'q'},
 		{"zerocopy", no_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'},
 		{}};
-	const char *dev = NULL;
-	uint8_t smac[6], dmac[6];
-	bool have_smac = false, have_dmac = false, zerocopy = false;
-	struct in_addr sip = {0}, dip = {0};
-	bool have_sip = false, have_dip = false;
-	unsigned long sport = 1024, dport = 5001, sport_range = 1;
-	unsigned long size = 0, rate = 0, queue = 0;
-	long cpu = -1;
-	double duration = 0;
+	struct gen_opts g;
+	bool zerocopy = false;
+	unsigned long queue = 0;
+	const char *why;
 	struct xdp_umem_reg reg = {0};
 	struct xdp_mmap_offsets off;
 	struct sockaddr_xdp sxdp = {0};
@@ -263,71 +162,19 @@ int main(int argc, char **argv)
 	uint8_t *umem;
 	double t0, t1, next = 0, gap = 0;
 	int ifindex, fd, c, rc = 0;
-	char *end;
 	uint32_t i;
 
+	gen_opts_init(&g, XSKGEN_MIN_SIZE, XSKGEN_MAX_SIZE);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		unsigned long v;
+		int r = gen_opts_parse(&g, c, optarg);
 
+		if (r > 0)
+			continue;
+		if (r < 0)
+			goto bad;
 		switch (c) {
-		case 'i':
-			dev = optarg;
-			break;
-		case 'S':
-			if (parse_mac(optarg, smac))
-				goto bad;
-			have_smac = true;
-			break;
-		case 'D':
-			if (parse_mac(optarg, dmac))
-				goto bad;
-			have_dmac = true;
-			break;
-		case 's':
-			if (inet_pton(AF_INET, optarg, &sip) != 1)
-				goto bad;
-			have_sip = true;
-			break;
-		case 'd':
-			if (inet_pton(AF_INET, optarg, &dip) != 1)
-				goto bad;
-			have_dip = true;
-			break;
-		case 'p':
-			if (parse_ulong(optarg, 65535, &sport))
-				goto bad;
-			break;
-		case 'P':
-			if (parse_ulong(optarg, 65535, &dport))
-				goto bad;
-			break;
-		case 'R':
-			if (parse_ulong(optarg, 65535, &sport_range) ||
-			    !sport_range)
-				goto bad;
-			break;
-		case 'z':
-			if (parse_ulong(optarg, XSKGEN_MAX_SIZE, &size) ||
-			    size < XSKGEN_MIN_SIZE)
-				goto bad;
-			break;
-		case 'r':
-			if (parse_ulong(optarg, 1000000000ul, &rate))
-				goto bad;
-			break;
-		case 't':
-			errno = 0;
-			duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || duration <= 0)
-				goto bad;
-			break;
-		case 'c':
-			if (parse_ulong(optarg, CPU_SETSIZE - 1, &v))
-				goto bad;
-			cpu = (long)v;
-			break;
 		case 'q':
-			if (parse_ulong(optarg, 65535, &queue))
+			if (gen_parse_ulong(optarg, 65535, &queue))
 				goto bad;
 			break;
 		case 'Z':
@@ -343,32 +190,31 @@ int main(int argc, char **argv)
 		continue;
 	bad:
 		fprintf(stderr, "xskgen: invalid value for --%s: '%s'\n",
-			opt_name(opts, c), optarg);
+			gen_opt_name(opts, c), optarg);
 		return 2;
 	}
-	if (optind != argc || !dev || !have_smac || !have_dmac || !have_sip ||
-	    !have_dip || !size || duration <= 0) {
+	why = gen_opts_check(&g);
+	if (optind != argc || (why && !*why)) {
 		usage(stderr);
 		return 2;
 	}
-	if (sport + sport_range - 1 > 65535) {
-		fprintf(stderr,
-			"xskgen: --sport + --sport-range exceeds 65535\n");
+	if (why) {
+		fprintf(stderr, "xskgen: %s\n", why);
 		return 2;
 	}
-	ifindex = (int)if_nametoindex(dev);
+	ifindex = (int)if_nametoindex(g.dev);
 	if (!ifindex) {
-		fprintf(stderr, "xskgen: no device %s: %s\n", dev,
+		fprintf(stderr, "xskgen: no device %s: %s\n", g.dev,
 			strerror(errno));
 		return 1;
 	}
-	if (cpu >= 0) {
+	if (g.cpu >= 0) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
-		CPU_SET((int)cpu, &set);
+		CPU_SET((int)g.cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set)) {
-			fprintf(stderr, "xskgen: pin to CPU %ld: %s\n", cpu,
+			fprintf(stderr, "xskgen: pin to CPU %ld: %s\n", g.cpu,
 				strerror(errno));
 			return 1;
 		}
@@ -381,9 +227,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < XSKGEN_FRAMES; i++) {
-		build_frame(umem + (size_t)i * XSKGEN_FRAME_SIZE, size, smac,
-			    dmac, sip, dip, (uint16_t)(sport + i % sport_range),
-			    (uint16_t)dport);
+		gen_build_frame(umem + (size_t)i * XSKGEN_FRAME_SIZE, g.size,
+				g.smac, g.dmac, g.sip, g.dip,
+				(uint16_t)(g.sport + i % g.sport_range),
+				(uint16_t)g.dport);
 		free_addr[nfree++] = (uint64_t)i * XSKGEN_FRAME_SIZE;
 	}
 
@@ -424,7 +271,7 @@ int main(int argc, char **argv)
 	sxdp.sxdp_flags = zerocopy ? XDP_ZEROCOPY : XDP_COPY;
 	if (bind(fd, (struct sockaddr *)&sxdp, sizeof(sxdp))) {
 		fprintf(stderr, "xskgen: bind to %s queue %lu (%s mode): %s\n",
-			dev, queue, zerocopy ? "zero-copy" : "copy",
+			g.dev, queue, zerocopy ? "zero-copy" : "copy",
 			strerror(errno));
 		return 1;
 	}
@@ -434,8 +281,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (rate)
-		gap = 1.0 / (double)rate;
+	if (g.rate)
+		gap = 1.0 / (double)g.rate;
 	t0 = now_s();
 	next = t0;
 	while (!stop) {
@@ -444,7 +291,7 @@ int main(int argc, char **argv)
 		uint64_t *ca = cq.desc;
 		double t = now_s();
 
-		if (t - t0 >= duration)
+		if (t - t0 >= g.duration)
 			break;
 		/* Completions: the frames the kernel is done with. */
 		prod = __atomic_load_n(cq.producer, __ATOMIC_ACQUIRE);
@@ -458,7 +305,7 @@ int main(int argc, char **argv)
 		}
 		/* As many frames as are free, ring space and the pace allow. */
 		want = nfree < XSKGEN_BATCH ? nfree : XSKGEN_BATCH;
-		if (rate) {
+		if (g.rate) {
 			double due = (t - next) / gap + 1;
 
 			if (due < 1) {
@@ -480,7 +327,7 @@ int main(int argc, char **argv)
 			struct xdp_desc *e = &d[(prod + k) & (tx.size - 1)];
 
 			e->addr = free_addr[--nfree];
-			e->len = (uint32_t)size;
+			e->len = (uint32_t)g.size;
 			e->options = 0;
 		}
 		if (want) {
@@ -524,10 +371,10 @@ int main(int argc, char **argv)
 	       "%lu-byte frames, AF_XDP %s mode on %s queue %lu, %llu kicks, "
 	       "%llu busy, %llu again%s)\n",
 	       (unsigned long long)sent, t1 - t0, sent / (t1 - t0) / 1e6,
-	       sent * size * 8.0 / (t1 - t0) / 1e9, size,
-	       zerocopy ? "zero-copy" : "copy", dev, queue,
+	       sent * g.size * 8.0 / (t1 - t0) / 1e9, g.size,
+	       zerocopy ? "zero-copy" : "copy", g.dev, queue,
 	       (unsigned long long)kicks, (unsigned long long)busy,
-	       (unsigned long long)again, rate ? ", paced" : "");
+	       (unsigned long long)again, g.rate ? ", paced" : "");
 	if (!rc && !sent) {
 		fprintf(stderr, "xskgen: no frame completed\n");
 		rc = 1;
