@@ -405,7 +405,9 @@ int interleave_decide(const struct interleave_params *p,
 					    (double)jobs[i].bytes_per_iter);
 		w[i] = p->intercept + p->slope * prog;
 	}
-	if (want_hold && p->hold_budget_ns) {
+	if (want_hold && locked < n) {
+		d->hold_why = "a job of the class is not locked";
+	} else if (want_hold && p->hold_budget_ns) {
 		struct best top = {.val = INT64_MAX, .d = 0};
 		int64_t base = 0;
 		int32_t job = -1;

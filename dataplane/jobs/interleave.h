@@ -24,7 +24,9 @@
  *    next iteration starts when the collective ends, so the shift
  *    persists. d minimises the predicted overlap of the compatible pairs
  *    over their common period (below); taken only if it removes at least
- *    shift_gain_min of the overlap.
+ *    shift_gain_min of the overlap, and only while every job of the
+ *    class is locked (a job whose phases are unknown may be where the
+ *    hold pushes another).
  * Prediction: job i's phases are [t_i + kT_i, t_i + kT_i + c_i), k any
  * integer, c_i = C_i, or B_i / class rate if that is shorter (a phase
  * stretched by the collision it is in: its length alone is what must

@@ -15,7 +15,9 @@
  *    and [40, 90): job 1 held 20 ms, overlap 20 -> 0 (the smallest hold
  *    that reaches the minimum); in step: job 0 held 8 ms, 50 -> 42 ms;
  *    periods 100 and 200 ms, phases 50 ms in step: a hold that lowers
- *    their overlap; incompatible periods: no hold;
+ *    their overlap; no hold while a job of the class is not locked, nor
+ *    when the gain is below shift_gain_min; incompatible periods: no
+ *    hold;
  *  - 2000 seeded random classes: the shares sum to 1, respect floors and
  *    caps, every hold is within the budget and never raises the overlap;
  *  - compatibility of periods; the overlap of two periodic phase sets;
@@ -210,6 +212,20 @@ static void test_hold_two_equal_periods(void **state)
 	assert_int_equal(d.overlap_ns, 50 * MS);
 	assert_int_equal(d.overlap_after_ns, 42 * MS);
 
+	/* a third job not locked: weights, but no hold */
+	{
+		struct interleave_job k[3] = {j[0], j[0], j[0]};
+
+		k[1].next_onset_ns += 10 * MS;
+		k[2].locked = false;
+		decide(&p, k, 3, true, &d);
+		assert_int_equal(d.mode, INTERLEAVE_WEIGHT);
+		assert_int_equal(d.hold_job, -1);
+		assert_int_equal(d.hold_ns, 0);
+		assert_string_equal(d.hold_why,
+				    "a job of the class is not locked");
+	}
+
 	/* a gain below shift_gain_min: no hold */
 	p.shift_gain_min = 0.5;
 	decide(&p, j, 2, true, &d);
@@ -291,7 +307,8 @@ static void test_random_invariants(void **state)
 			holds++;
 			assert_true(d.hold_job >= 0 &&
 				    (uint32_t)d.hold_job < n);
-			assert_true(j[d.hold_job].locked);
+			for (uint32_t i = 0; i < n; i++)
+				assert_true(j[i].locked);
 			assert_true(d.overlap_after_ns < d.overlap_ns);
 			assert_int_equal(d.mode, INTERLEAVE_WEIGHT);
 		}
