@@ -4,6 +4,7 @@
  * their shares from jobs/interleave.c or fair. The model: jobs_sim.h.
  */
 #include "jobs_sim.h"
+#include "phase_clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +26,10 @@ struct jrun {
 	uint32_t n_onsets, n_comms;
 	uint32_t iters;
 	double *iter_ns; /* JOBS_SIM_MAX_ITERS */
+	double step_bytes; /* sent in this step */
+	double clock_carry; /* below one byte, for the phase clock */
+	struct phase_clock pc;
+	const struct phase_clock_est *est;
 };
 
 struct sim {
@@ -38,7 +43,7 @@ struct sim {
 	uint64_t skip_both, skip_any; /* at the end of job 0's skip-th */
 	uint64_t it_both, it_any; /* at the end of job 0's last */
 	uint64_t start_both, start_any; /* at the end of its START_ITERS-th */
-	uint64_t ticks, weight_ticks;
+	uint64_t ticks, weight_ticks, locked_ticks;
 	int mode; /* the last decision's */
 	/* holds */
 	int32_t held_job;
@@ -72,6 +77,7 @@ int jobs_sim_scenario(struct jobs_sim_cfg *c, const char *name)
 	c->tick_ns = MS;
 	c->skip = 20;
 	c->arm = JOBS_SIM_FAIR;
+	c->clock_ns = 10 * MS;
 	interleave_params_default(&c->ip);
 	if (!strcmp(name, "two")) {
 		c->n = 2;
@@ -123,6 +129,19 @@ static struct interleave_job view(const struct sim *s, uint32_t i)
 	struct interleave_job v = {.bytes_per_iter = s->c->job[i].bytes};
 	uint64_t ivl[3];
 
+	if (s->c->clock) {
+		const struct phase_clock_est *e = j->est;
+
+		if (!e || e->state != PHASE_CLOCK_LOCKED)
+			return v;
+		v.locked = true;
+		v.period_ns = e->period_ns;
+		v.comm_ns = e->comm_ns;
+		v.bytes_per_iter = e->bytes_per_iter;
+		v.next_onset_ns = e->next_onset_ns;
+		v.phase_bytes = j->st == J_COMM ? (uint64_t)j->sent : 0;
+		return v;
+	}
 	if (j->n_onsets < 4 || j->n_comms < 3)
 		return v;
 	for (int k = 0; k < 3; k++)
@@ -160,11 +179,14 @@ static void decide(struct sim *s, uint64_t now)
 	struct interleave_decision d;
 	bool weights = c->arm == JOBS_SIM_WEIGHT || c->arm == JOBS_SIM_BOTH;
 	bool holds = c->arm == JOBS_SIM_SHIFT || c->arm == JOBS_SIM_BOTH;
+	bool all = true;
 
 	for (uint32_t i = 0; i < c->n; i++) {
 		s->share[i] = 1.0 / c->n;
 		v[i] = view(s, i);
+		all &= v[i].locked;
 	}
+	s->locked_ticks += all;
 	if (c->arm == JOBS_SIM_FAIR)
 		return;
 	if (interleave_decide(&c->ip, v, c->n, now, c->link_bps, holds, &d))
@@ -251,6 +273,7 @@ static void send(struct sim *s, uint64_t t)
 
 			if (j->left <= budget * s->share[act[k]] / w) {
 				used += j->left;
+				j->step_bytes += j->left;
 				j->sent += j->left;
 				j->left = 0.0;
 				finish(s, act[k], t + c->dt_ns);
@@ -265,12 +288,31 @@ static void send(struct sim *s, uint64_t t)
 
 				j->left -= part;
 				j->sent += part;
+				j->step_bytes += part;
 			}
 			return;
 		}
 		budget -= used;
 		memcpy(act, keep, m * sizeof(act[0]));
 		n = m;
+	}
+}
+
+/* The port's owner adds each job's step to its clock; every clock_ns the
+ * control thread reads them. */
+static void feed_clocks(struct sim *s, uint64_t t, bool read)
+{
+	for (uint32_t i = 0; i < s->c->n; i++) {
+		struct jrun *j = &s->j[i];
+		double b = j->step_bytes + j->clock_carry;
+		uint32_t whole = (uint32_t)b;
+
+		j->clock_carry = b - whole;
+		j->step_bytes = 0.0;
+		if (whole)
+			phase_clock_add(&j->pc.w, t, whole);
+		if (read)
+			j->est = phase_clock_update(&j->pc, t);
 	}
 }
 
@@ -284,6 +326,8 @@ static int check(const struct jobs_sim_cfg *c, char *err, size_t errlen)
 		why = "link_bps: must be above 0";
 	else if (!c->dt_ns || !c->tick_ns || c->tick_ns % c->dt_ns)
 		why = "tick_ns: must be a multiple of dt_ns > 0";
+	else if (c->clock && (!c->clock_ns || c->clock_ns % c->dt_ns))
+		why = "clock_ns: must be a multiple of dt_ns > 0";
 	else if (!(c->jitter >= 0.0 && c->jitter <= 0.5))
 		why = "jitter: must be 0 .. 0.5";
 	else if (c->duration_ns / c->dt_ns > 1000000000ull)
@@ -348,6 +392,8 @@ static void stats(const struct sim *s, struct jobs_sim_result *r, double *tmp)
 			r->settle_iter = k - 1;
 	r->weight_time =
 		s->ticks ? (double)s->weight_ticks / (double)s->ticks : 0.0;
+	r->locked_time =
+		s->ticks ? (double)s->locked_ticks / (double)s->ticks : 0.0;
 }
 
 static void trace(const struct sim *s, uint64_t t)
@@ -393,6 +439,17 @@ int jobs_sim_run(const struct jobs_sim_cfg *c, struct jobs_sim_result *r,
 		s->j[i].last_end_ns = c->job[i].start_ns;
 		s->share[i] = 1.0 / c->n;
 	}
+	if (c->clock) {
+		struct phase_clock_params pp;
+
+		phase_clock_params_default(&pp);
+		for (uint32_t i = 0; i < c->n && !rc; i++)
+			rc = phase_clock_init(&s->j[i].pc, &pp, 0);
+		if (rc) {
+			snprintf(err, errlen, "phase_clock_init: %d", rc);
+			goto out;
+		}
+	}
 	every = c->tick_ns / c->dt_ns;
 	for (uint64_t t = 0; t < c->duration_ns; t += c->dt_ns, step++) {
 		if (step % every == 0) {
@@ -417,9 +474,20 @@ int jobs_sim_run(const struct jobs_sim_cfg *c, struct jobs_sim_result *r,
 			}
 		}
 		send(s, t);
+		if (c->clock)
+			feed_clocks(s, t, step % (c->clock_ns / c->dt_ns) == 0);
 	}
 	stats(s, r, buf + (size_t)c->n * JOBS_SIM_MAX_ITERS);
+	for (uint32_t i = 0; c->clock && i < c->n; i++) {
+		if (s->j[i].est) {
+			r->locks[i] = s->j[i].est->locks;
+			r->unlocks[i] = s->j[i].est->unlocks;
+		}
+	}
+out:
+	for (uint32_t i = 0; c->clock && i < c->n; i++)
+		phase_clock_fini(&s->j[i].pc);
 	free(buf);
 	free(s);
-	return 0;
+	return rc;
 }

@@ -12,12 +12,15 @@
  * finishes within a step leaves the rest to the others). A held job's
  * bytes wait in the gateway for the hold (it does not send).
  *
- * The gateway's view, what a perfect phase clock would report: a job's
- * onset is the time its first byte leaves; T the median of its last 3
- * onset intervals, C the mean of its last 3 phase lengths (onset to last
- * byte), B its bytes, the next onset its last onset + T, locked once it
- * has 3 intervals; the bytes sent in its current phase. Every tick_ns the
- * arm decides:
+ * The gateway's view, with clock off what a perfect phase clock would
+ * report: a job's onset is the time its first byte leaves; T the median
+ * of its last 3 onset intervals, C the mean of its last 3 phase lengths
+ * (onset to last byte), B its bytes, the next onset its last onset + T,
+ * locked once it has 3 intervals. With clock on, the dataplane's phase
+ * clock (jobs/phase_clock.c, default parameters) of each job, fed the
+ * bytes it sends in each step, read every clock_ns: its state, T, C, B
+ * and next onset. Either way the bytes sent in the current phase are the
+ * simulator's. Every tick_ns the arm decides:
  *  fair    equal shares, no hold;
  *  weight  interleave_decide()'s shares;
  *  shift   equal shares, interleave_decide()'s hold: armed on a job that
@@ -76,6 +79,8 @@ struct jobs_sim_cfg {
 	uint32_t skip; /* iterations of each job left out of the stats */
 	enum jobs_sim_arm arm;
 	struct interleave_params ip;
+	bool clock; /* the view from phase clocks, not the true onsets */
+	uint64_t clock_ns; /* phase_clock_update() interval */
 	FILE *trace; /* CSV per tick: t_ms,mode,share_j...,sending_j...; NULL */
 };
 
@@ -89,6 +94,8 @@ struct jobs_sim_result {
 	uint32_t holds;
 	uint64_t hold_max_ns;
 	double weight_time; /* fraction of ticks in INTERLEAVE_WEIGHT */
+	uint64_t locks[JOBS_SIM_MAX], unlocks[JOBS_SIM_MAX]; /* clock on */
+	double locked_time; /* clock on: fraction of ticks all locked */
 };
 
 /* The scenarios, on a 100 Mbit/s link, 1 % jitter, 50 us steps, 1 ms

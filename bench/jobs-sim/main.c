@@ -5,9 +5,10 @@
  *
  *   jobs-sim [--scenario two|three|incompatible] [--arm fair|weight|shift|
  *            both] [--seed N] [--jitter F] [--duration-s N] [--hold-ms N]
- *            [--slope F] [--tick-us N] [--trace FILE]
+ *            [--slope F] [--tick-us N] [--clock] [--trace FILE]
  *
- * Without --scenario / --arm: all of them. Exit status 0; 1 when a run is
+ * --clock: the gateway's view from the dataplane's phase clocks. Without
+ * --scenario / --arm: all of them. Exit status 0; 1 when a run is
  * refused; 2 usage.
  */
 #include <errno.h>
@@ -25,7 +26,7 @@ static void usage(FILE *f)
 	      "[--arm fair|weight|shift|both]\n"
 	      "                [--seed N] [--jitter F] [--duration-s N] "
 	      "[--hold-ms N] [--slope F]\n"
-	      "                [--tick-us N] [--trace FILE]\n",
+	      "                [--tick-us N] [--clock] [--trace FILE]\n",
 	      f);
 }
 
@@ -46,6 +47,7 @@ struct opts {
 	const char *scenario, *trace;
 	int arm; /* -1: all */
 	double seed, jitter, duration_s, hold_ms, slope, tick_us;
+	bool clock;
 	bool has_seed, has_jitter, has_duration, has_hold, has_slope, has_tick;
 };
 
@@ -60,11 +62,12 @@ static void row(const char *sc, enum jobs_sim_arm a, uint32_t n,
 		snprintf(settle, sizeof(settle), "%u", r->settle_iter);
 	for (uint32_t i = 0; i < n; i++)
 		printf("| %s | %s | %u | %.0f | %u | %.3f | %.3f | %.2f | %.2f "
-		       "| %s | %u (max %.1f ms) |\n",
+		       "| %s | %u (max %.1f ms) | %.2f | %.2f |\n",
 		       sc, jobs_sim_arm_name(a), i, r->alone_ms[i], r->iters[i],
 		       r->mean_rel[i], r->p90_rel[i], r->overlap_start,
 		       r->overlap_after, settle, r->holds,
-		       (double)r->hold_max_ns / 1e6);
+		       (double)r->hold_max_ns / 1e6, r->locked_time,
+		       r->weight_time);
 }
 
 static int run(const struct opts *o, const char *sc, enum jobs_sim_arm a)
@@ -79,6 +82,7 @@ static int run(const struct opts *o, const char *sc, enum jobs_sim_arm a)
 		return 2;
 	}
 	c.arm = a;
+	c.clock = o->clock;
 	if (o->has_seed)
 		c.seed = (uint64_t)o->seed;
 	if (o->has_jitter)
@@ -124,6 +128,7 @@ int main(int argc, char **argv)
 		{"slope", required_argument, NULL, 'k'},
 		{"tick-us", required_argument, NULL, 't'},
 		{"trace", required_argument, NULL, 'T'},
+		{"clock", no_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -179,6 +184,9 @@ int main(int argc, char **argv)
 		case 'T':
 			o.trace = optarg;
 			break;
+		case 'c':
+			o.clock = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -193,7 +201,8 @@ int main(int argc, char **argv)
 	}
 	printf("| scenario | arm | job | alone ms | iterations | mean / alone "
 	       "| p90 / alone | overlap it. 1-4 | overlap after 20 | settled "
-	       "at | holds |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+	       "at | holds | all locked | weighted |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int s = 0; s < 3 && !rc; s++) {
 		if (o.scenario && strcmp(o.scenario, scenarios[s]))
 			continue;
