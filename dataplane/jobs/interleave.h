@@ -59,8 +59,9 @@
  * Who calls: the control thread (or whoever owns the class's scheduler
  * state), on the estimates of the jobs' phase clocks on that port, each
  * time it publishes weights; weights must follow progress at a fraction
- * of C (the simulator: every 1 ms), so the caller that owns the progress
- * counters calls it. Applying the shares to the scheduler and executing
+ * of C (bench/jobs-sim, phases of 50 ms: every 10 ms interleaves, every
+ * 100 ms does not), so the caller that owns the progress counters calls
+ * it that often. Applying the shares to the scheduler and executing
  * the hold (at most one per iteration of the held job, only in the
  * gateway's own queue) are the caller's. Params are read only and must
  * pass interleave_params_check().
