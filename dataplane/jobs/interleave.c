@@ -180,8 +180,8 @@ static int64_t common_period(const struct interleave_params *p,
 
 static bool usable(const struct interleave_job *j)
 {
-	return j->locked && j->period_ns && j->period_ns < (1ull << 62) &&
-	       j->comm_ns;
+	return j->locked && j->period_ns &&
+	       j->period_ns <= INTERLEAVE_MAX_PERIOD_NS && j->comm_ns;
 }
 
 /*

@@ -73,6 +73,7 @@
 #include <stdint.h>
 
 #define INTERLEAVE_MAX_JOBS 16
+#define INTERLEAVE_MAX_PERIOD_NS 1000000000000ull /* 1000 s */
 
 /*
  * Parameters, defaults as interleave_params_default() sets them:
@@ -107,7 +108,9 @@ struct interleave_params {
 
 /* One job in the class, from its phase clock on this port. */
 struct interleave_job {
-	bool locked; /* its clock is LOCKED: the rest below is valid */
+	bool locked; /* its clock is LOCKED: the rest below is valid (a job
+			with no period, no phase or a period above
+			INTERLEAVE_MAX_PERIOD_NS counts as not locked) */
 	uint64_t period_ns; /* T */
 	uint64_t comm_ns; /* C */
 	uint64_t bytes_per_iter; /* B */

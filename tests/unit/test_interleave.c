@@ -226,6 +226,16 @@ static void test_hold_two_equal_periods(void **state)
 				    "a job of the class is not locked");
 	}
 
+	/* a period above INTERLEAVE_MAX_PERIOD_NS: not locked, fair */
+	{
+		struct interleave_job k[2] = {j[0], j[0]};
+
+		k[1].period_ns = INTERLEAVE_MAX_PERIOD_NS + 1;
+		decide(&p, k, 2, true, &d);
+		assert_int_equal(d.mode, INTERLEAVE_FAIR);
+		assert_int_equal(d.hold_job, -1);
+	}
+
 	/* a gain below shift_gain_min: no hold */
 	p.shift_gain_min = 0.5;
 	decide(&p, j, 2, true, &d);
