@@ -52,10 +52,10 @@ static const struct bad_case bad_cases[] = {
 	 "jobs.max_edges: must be between 1 and 262144 (got 0)"},
 	{"jobs_edges_big", JOBS("max_edges: 262145"), "t.yaml:5:14: ",
 	 "jobs.max_edges: must be between 1 and 262144 (got 262145)"},
-	{"jobs_idle_short", JOBS("idle: 999ms"),
-	 "t.yaml:5:9: ", "jobs.idle: must be between 1s and 3600s (got '999ms')"},
-	{"jobs_idle_long", JOBS("idle: 3601s"),
-	 "t.yaml:5:9: ", "jobs.idle: must be between 1s and 3600s (got '3601s')"},
+	{"jobs_idle_short", JOBS("idle: 999ms"), "t.yaml:5:9: ",
+	 "jobs.idle: must be between 1s and 3600s (got '999ms')"},
+	{"jobs_idle_long", JOBS("idle: 3601s"), "t.yaml:5:9: ",
+	 "jobs.idle: must be between 1s and 3600s (got '3601s')"},
 	{"jobs_idle_syntax", JOBS("idle: soon"), "t.yaml:5:9: ",
 	 "jobs.idle: expected a time: a number with a unit ns, us, ms or s"},
 	{"jobs_idle_bare", JOBS("idle: 10"),
@@ -168,9 +168,10 @@ static void test_every_error(void **state)
 	assert_string_equal(config_error_at(&err, 1),
 			    "t.yaml:6:14: jobs.max_hosts: must be between 2 "
 			    "and 65536 (got 1)");
-	assert_string_equal(config_error_at(&err, 2),
-			    "t.yaml:7:9: jobs.idle: must be between 1s and 3600s "
-			    "(got '1ms')");
+	assert_string_equal(
+		config_error_at(&err, 2),
+		"t.yaml:7:9: jobs.idle: must be between 1s and 3600s "
+		"(got '1ms')");
 }
 
 static char *dump_text(const struct xdplane_config *cfg)
