@@ -37,7 +37,7 @@ _xdplanectl() {
 		mapfile -t COMPREPLY < <(compgen -W "$(_xdplanectl_instances)" -- "$cur")
 		return
 		;;
-	--timeout | --interval | --count)
+	--timeout | --interval | --count | --prefix | --dscp | --class | --gpus)
 		return
 		;;
 	esac
@@ -45,7 +45,8 @@ _xdplanectl() {
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case "$w" in
-		-s | --socket | -i | --instance | --timeout | --interval | --count)
+		-s | --socket | -i | --instance | --timeout | --interval | --count | \
+			--prefix | --dscp | --class | --gpus)
 			i=$((i + 1))
 			;;
 		-*) ;;
@@ -61,6 +62,7 @@ _xdplanectl() {
 	if [[ "$cur" == -* ]]; then
 		local opts="--socket --instance --read-only --json --timeout --help --version"
 		[ "$verb" = watch ] && opts="$opts --interval --count"
+		[ "$verb" = job-register ] && opts="$opts --prefix --dscp --class --gpus"
 		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 		return
 	fi

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "ctl_json.h"
 #include "gw_counters.h"
+#include "prefix.h"
 
 #define TEXT_MAX 512 /* bound for the snapshot's pointer-held strings */
 
@@ -533,4 +534,60 @@ json_t *ctl_json_final(const struct stats_snapshot *s)
 	}
 	json_object_set_new(root, "ports", ports);
 	return root;
+}
+
+static json_t *job_json(const struct snap_job *j)
+{
+	char text[PREFIX_TEXT_MAX];
+	json_t *pfx = json_array();
+	bool reg = j->kind == JOB_REGISTERED;
+
+	for (uint32_t i = 0; pfx && i < j->n_prefixes; i++) {
+		prefix_text(&j->prefixes[i], text, sizeof(text));
+		json_array_append_new(pfx, json_string(text));
+	}
+	return json_pack(
+		"{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:f,s:f,s:I}", "id",
+		ctl_json_text(j->id, sizeof(j->id)), "source",
+		reg ? "registered" : "passive", "prefixes", pfx, "dscp",
+		j->dscp == JOB_DSCP_NONE ? json_null() : json_integer(j->dscp),
+		"class",
+		j->prio_class[0]
+			? ctl_json_text(j->prio_class, sizeof(j->prio_class))
+			: json_null(),
+		"gpus", j->gpus ? json_integer(j->gpus) : json_null(), "hosts",
+		reg ? json_null() : json_integer(j->hosts), "created_unix",
+		j->created_unix, "last_seen_unix", j->last_unix, "flows_seen",
+		(json_int_t)j->flows_seen);
+}
+
+#define JOB_CTR(name) #name, (json_int_t)ctr_read(&j->st.name)
+
+json_t *ctl_json_jobs(const struct snap_jobs *j)
+{
+	json_t *jobs = json_array(), *ctr;
+
+	for (uint32_t i = 0; jobs && i < j->n; i++)
+		if (json_array_append_new(jobs, job_json(&j->job[i]))) {
+			json_decref(jobs);
+			return NULL;
+		}
+	ctr = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
+			"s:I,s:I,s:I,s:I}",
+			JOB_CTR(registered), JOB_CTR(updated),
+			JOB_CTR(unregistered), JOB_CTR(refused),
+			JOB_CTR(passive_created), JOB_CTR(passive_merged),
+			JOB_CTR(passive_expired), JOB_CTR(hosts_expired),
+			JOB_CTR(edges_expired), JOB_CTR(observed_registered),
+			JOB_CTR(observed_passive), JOB_CTR(unmatched),
+			JOB_CTR(full_registered), JOB_CTR(full_passive),
+			JOB_CTR(full_hosts), JOB_CTR(full_edges));
+	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "mode",
+			 j->mode ? j->mode : "observe", "max_registered",
+			 (json_int_t)j->max_registered, "max_passive",
+			 (json_int_t)j->max_passive, "registered",
+			 (json_int_t)j->registered, "passive",
+			 (json_int_t)j->passive, "hosts", (json_int_t)j->hosts,
+			 "edges", (json_int_t)j->edges, "counters", ctr, "jobs",
+			 jobs);
 }

@@ -91,6 +91,15 @@ json_t *ctl_json_flow(const struct gw_flow *f, const char *port);
  * {"total","found","driver","missing","doubles","strays"} */
 json_t *ctl_json_census(const struct gw_census *c);
 
+/* The job table of a snapshot (snapshot.h, struct snap_jobs):
+ * {"mode","max_registered","max_passive","registered","passive","hosts",
+ *  "edges","counters":{<struct job_table_stats' fields>},
+ *  "jobs":[{"id","source":"registered"|"passive","prefixes":[...],
+ *           "dscp" (null: any),"class" (null: none),"gpus" (null: not
+ *           given),"hosts" (passive: its hosts; registered: null),
+ *           "created_unix","last_seen_unix","flows_seen"}]} */
+json_t *ctl_json_jobs(const struct snap_jobs *j);
+
 /* The daemon's final report (the "final-stats:" line at exit) without its
  * census: {"xdp_mode","bind_mode","generation","ports":[port object]},
  * or {"ports":[]} when s is NULL (no snapshot could be taken). */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "ctl_json.h"
 #include "ctl_proto.h"
+#include "ctl_proto_int.h"
 
 #ifndef XDPLANE_VERSION
 #define XDPLANE_VERSION "unknown"
@@ -25,9 +26,6 @@
 
 #define HELLO_USAGE                                                            \
 	"the first message must be {\"hello\":\"<client>\",\"version\":1}"
-
-typedef json_t *(*verb_fn)(const struct ctl_backend *be, json_t *args,
-			   struct ctl_err *err);
 
 static json_t *verb_commands(const struct ctl_backend *be, json_t *args,
 			     struct ctl_err *err);
@@ -63,6 +61,9 @@ static const struct verb {
 	{"reload", verb_reload, true},
 	{"congestion", verb_congestion, true},
 	{"log-level", verb_log_level, true},
+	{"jobs", ctl_verb_jobs, false},
+	{"job-register", ctl_verb_job_register, true},
+	{"job-unregister", ctl_verb_job_unregister, true},
 };
 
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
@@ -98,7 +99,7 @@ static void normalize_backend_err(struct ctl_err *err)
 			 "the daemon failed without saying why");
 }
 
-static const char *type_name(const json_t *v)
+const char *ctl_type_name(const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
@@ -131,9 +132,8 @@ static json_t *commands_array(void)
 	return a;
 }
 
-/* -1 (with err) if obj has a key not in allowed[]. what: "argument". */
-static int only_keys(json_t *obj, const char *const *allowed, size_t n,
-		     const char *code, const char *what, struct ctl_err *err)
+int ctl_only_keys(json_t *obj, const char *const *allowed, size_t n,
+		  const char *code, const char *what, struct ctl_err *err)
 {
 	const char *key;
 	json_t *v;
@@ -153,10 +153,8 @@ static int only_keys(json_t *obj, const char *const *allowed, size_t n,
 	return 0;
 }
 
-/* args[key] as a string: -1 with err if missing (when required) or not a
- * string; 0 with *out NULL if absent and optional. */
-static int string_arg(json_t *args, const char *key, bool required,
-		      const char **out, struct ctl_err *err)
+int ctl_string_arg(json_t *args, const char *key, bool required,
+		   const char **out, struct ctl_err *err)
 {
 	json_t *v = args ? json_object_get(args, key) : NULL;
 
@@ -170,7 +168,7 @@ static int string_arg(json_t *args, const char *key, bool required,
 	if (!json_is_string(v)) {
 		ctl_err_set(err, "bad_request",
 			    "argument \"%s\" must be a string, not %s", key,
-			    type_name(v));
+			    ctl_type_name(v));
 		return -1;
 	}
 	*out = json_string_value(v);
@@ -179,12 +177,13 @@ static int string_arg(json_t *args, const char *key, bool required,
 
 static int no_args(json_t *args, struct ctl_err *err)
 {
-	return args ? only_keys(args, NULL, 0, "bad_request", "argument", err)
+	return args ? ctl_only_keys(args, NULL, 0, "bad_request", "argument",
+				    err)
 		    : 0;
 }
 
-static struct stats_snapshot *take_snapshot(const struct ctl_backend *be,
-					    struct ctl_err *err)
+struct stats_snapshot *ctl_take_snapshot(const struct ctl_backend *be,
+					 struct ctl_err *err)
 {
 	struct stats_snapshot *s = be->snapshot ? be->snapshot(be->ctx) : NULL;
 
@@ -194,20 +193,19 @@ static struct stats_snapshot *take_snapshot(const struct ctl_backend *be,
 	return s;
 }
 
-static void drop_snapshot(const struct ctl_backend *be,
-			  struct stats_snapshot *s)
+void ctl_drop_snapshot(const struct ctl_backend *be, struct stats_snapshot *s)
 {
 	if (be->snapshot_free)
 		be->snapshot_free(be->ctx, s);
 }
 
-static void out_of_memory(struct ctl_err *err)
+void ctl_out_of_memory(struct ctl_err *err)
 {
 	ctl_err_set(err, "internal", "out of memory");
 }
 
-static const struct snap_port *find_port(const struct stats_snapshot *s,
-					 const char *name)
+const struct snap_port *ctl_find_port(const struct stats_snapshot *s,
+				      const char *name)
 {
 	for (int i = 0; i < GW_PORTS; i++) {
 		const struct snap_port *p = &s->ports[i];
@@ -219,7 +217,7 @@ static const struct snap_port *find_port(const struct stats_snapshot *s,
 	return NULL;
 }
 
-static bool port_has_class(const struct snap_port *p, const char *name)
+bool ctl_port_has_class(const struct snap_port *p, const char *name)
 {
 	uint32_t n =
 		p->n_classes < QOS_MAX_CLASSES ? p->n_classes : QOS_MAX_CLASSES;
@@ -243,7 +241,7 @@ static json_t *verb_commands(const struct ctl_backend *be, json_t *args,
 		return NULL;
 	a = commands_array();
 	if (!a) {
-		out_of_memory(err);
+		ctl_out_of_memory(err);
 		return NULL;
 	}
 	return json_pack("{s:o}", "commands", a);
@@ -305,7 +303,7 @@ static json_t *verb_status(const struct ctl_backend *be, json_t *args,
 	struct stats_snapshot *s;
 	json_t *r;
 
-	if (no_args(args, err) || !(s = take_snapshot(be, err)))
+	if (no_args(args, err) || !(s = ctl_take_snapshot(be, err)))
 		return NULL;
 	r = ctl_json_status(s, be->pid);
 	if (r && (json_object_set_new(r, "health", health_json(&s->health)) ||
@@ -313,9 +311,9 @@ static json_t *verb_status(const struct ctl_backend *be, json_t *args,
 		json_decref(r);
 		r = NULL;
 	}
-	drop_snapshot(be, s);
+	ctl_drop_snapshot(be, s);
 	if (!r)
-		out_of_memory(err);
+		ctl_out_of_memory(err);
 	return r;
 }
 
@@ -327,21 +325,22 @@ static json_t *verb_stats(const struct ctl_backend *be, json_t *args,
 	const char *port;
 	json_t *r;
 
-	if (args && only_keys(args, allowed, 1, "bad_request", "argument", err))
+	if (args &&
+	    ctl_only_keys(args, allowed, 1, "bad_request", "argument", err))
 		return NULL;
-	if (string_arg(args, "port", false, &port, err))
+	if (ctl_string_arg(args, "port", false, &port, err))
 		return NULL;
-	if (!(s = take_snapshot(be, err)))
+	if (!(s = ctl_take_snapshot(be, err)))
 		return NULL;
-	if (port && !find_port(s, port)) {
+	if (port && !ctl_find_port(s, port)) {
 		ctl_err_set(err, "bad_request", "no port \"%.32s\"", port);
-		drop_snapshot(be, s);
+		ctl_drop_snapshot(be, s);
 		return NULL;
 	}
 	r = ctl_json_stats(s, port);
-	drop_snapshot(be, s);
+	ctl_drop_snapshot(be, s);
 	if (!r)
-		out_of_memory(err);
+		ctl_out_of_memory(err);
 	return r;
 }
 
@@ -351,12 +350,12 @@ static json_t *verb_classes(const struct ctl_backend *be, json_t *args,
 	struct stats_snapshot *s;
 	json_t *r;
 
-	if (no_args(args, err) || !(s = take_snapshot(be, err)))
+	if (no_args(args, err) || !(s = ctl_take_snapshot(be, err)))
 		return NULL;
 	r = ctl_json_classes(s);
-	drop_snapshot(be, s);
+	ctl_drop_snapshot(be, s);
 	if (!r)
-		out_of_memory(err);
+		ctl_out_of_memory(err);
 	return r;
 }
 
@@ -384,8 +383,7 @@ static json_t *verb_flows(const struct ctl_backend *be, json_t *args,
 	return json_pack("{s:o}", "flows", flows);
 }
 
-/* A backend result: an object, or NULL with a normalized err. */
-static json_t *backend_object(json_t *r, struct ctl_err *err)
+json_t *ctl_backend_object(json_t *r, struct ctl_err *err)
 {
 	if (!r) {
 		normalize_backend_err(err);
@@ -409,7 +407,7 @@ static json_t *verb_reload(const struct ctl_backend *be, json_t *args,
 		ctl_err_set(err, "unavailable", "reload is not available");
 		return NULL;
 	}
-	return backend_object(be->reload(be->ctx, err), err);
+	return ctl_backend_object(be->reload(be->ctx, err), err);
 }
 
 static json_t *verb_congestion(const struct ctl_backend *be, json_t *args,
@@ -423,11 +421,12 @@ static json_t *verb_congestion(const struct ctl_backend *be, json_t *args,
 	double severity = 1.0;
 	json_t *v;
 
-	if (args && only_keys(args, allowed, 4, "bad_request", "argument", err))
+	if (args &&
+	    ctl_only_keys(args, allowed, 4, "bad_request", "argument", err))
 		return NULL;
-	if (string_arg(args, "port", true, &port, err) ||
-	    string_arg(args, "class", true, &cls, err) ||
-	    string_arg(args, "prefix", false, &prefix, err))
+	if (ctl_string_arg(args, "port", true, &port, err) ||
+	    ctl_string_arg(args, "class", true, &cls, err) ||
+	    ctl_string_arg(args, "prefix", false, &prefix, err))
 		return NULL;
 	v = json_object_get(args, "severity");
 	if (v) {
@@ -436,7 +435,7 @@ static json_t *verb_congestion(const struct ctl_backend *be, json_t *args,
 				err, "bad_request",
 				"argument \"severity\" must be a number, not "
 				"%s",
-				type_name(v));
+				ctl_type_name(v));
 			return NULL;
 		}
 		severity = json_number_value(v);
@@ -451,18 +450,18 @@ static json_t *verb_congestion(const struct ctl_backend *be, json_t *args,
 		ctl_err_set(err, "unavailable", "congestion is not available");
 		return NULL;
 	}
-	if (!(s = take_snapshot(be, err)))
+	if (!(s = ctl_take_snapshot(be, err)))
 		return NULL;
-	p = find_port(s, port);
+	p = ctl_find_port(s, port);
 	if (!p)
 		ctl_err_set(err, "bad_request", "no port \"%.32s\"", port);
-	else if (!port_has_class(p, cls))
+	else if (!ctl_port_has_class(p, cls))
 		ctl_err_set(err, "bad_request",
 			    "port \"%.32s\" has no class \"%.64s\"", port, cls);
-	drop_snapshot(be, s);
+	ctl_drop_snapshot(be, s);
 	if (err->code[0])
 		return NULL;
-	return backend_object(
+	return ctl_backend_object(
 		be->congestion(be->ctx, port, cls, severity, prefix, err), err);
 }
 
@@ -473,9 +472,10 @@ static json_t *verb_log_level(const struct ctl_backend *be, json_t *args,
 	const char *level, *previous = NULL;
 	size_t i, n = sizeof(log_levels) / sizeof(log_levels[0]);
 
-	if (args && only_keys(args, allowed, 1, "bad_request", "argument", err))
+	if (args &&
+	    ctl_only_keys(args, allowed, 1, "bad_request", "argument", err))
 		return NULL;
-	if (string_arg(args, "level", true, &level, err))
+	if (ctl_string_arg(args, "level", true, &level, err))
 		return NULL;
 	for (i = 0; i < n && strcmp(level, log_levels[i]); i++)
 		;
@@ -510,7 +510,7 @@ static json_t *verb_config(const struct ctl_backend *be, json_t *args,
 			    "the running configuration is not available");
 		return NULL;
 	}
-	return backend_object(be->config(be->ctx, err), err);
+	return ctl_backend_object(be->config(be->ctx, err), err);
 }
 
 /* An object {"ok":ok[,"id":id]}, or NULL. */
@@ -611,10 +611,10 @@ static json_t *hello(struct ctl_session *s, json_t *req, json_t *id,
 	}
 	if (!json_is_object(req)) {
 		ctl_err_set(err, "handshake", HELLO_USAGE "; got %s",
-			    type_name(req));
+			    ctl_type_name(req));
 		goto refuse;
 	}
-	if (only_keys(req, allowed, 3, "handshake", "key", err))
+	if (ctl_only_keys(req, allowed, 3, "handshake", "key", err))
 		goto refuse;
 	name = json_object_get(req, "hello");
 	version = json_object_get(req, "version");
@@ -663,7 +663,7 @@ static json_t *request(const struct ctl_session *s, json_t *req, json_t *id,
 			    "the handshake is already done");
 		return NULL;
 	}
-	if (only_keys(req, allowed, 3, "bad_request", "key", err))
+	if (ctl_only_keys(req, allowed, 3, "bad_request", "key", err))
 		return NULL;
 	cmd = json_object_get(req, "command");
 	if (!json_is_string(cmd)) {
@@ -676,7 +676,7 @@ static json_t *request(const struct ctl_session *s, json_t *req, json_t *id,
 	if (args && !json_is_object(args)) {
 		ctl_err_set(err, "bad_request",
 			    "\"args\" must be an object, not %s",
-			    type_name(args));
+			    ctl_type_name(args));
 		return NULL;
 	}
 	name = json_string_value(cmd);
@@ -734,13 +734,13 @@ char *ctl_session_handle(struct ctl_session *s, const char *line, size_t len,
 	} else if (!json_is_object(req)) {
 		ctl_err_set(&err, "parse",
 			    "a request must be a JSON object, not %s",
-			    type_name(req));
+			    ctl_type_name(req));
 		r = error_response(NULL, &err);
 	} else {
 		r = request(s, req, id, be, &err);
 		if (!r) {
 			if (!err.code[0])
-				out_of_memory(&err);
+				ctl_out_of_memory(&err);
 			r = error_response(id, &err);
 		}
 	}

@@ -70,10 +70,32 @@
  *                             checks the prefix; its result object
  *    log-level                args {"level":"err|warn|notice|info|debug"}
  *                             -> {"previous":"<level>","level":"<level>"}
+ *    jobs                     ctl_json_jobs() of the snapshot's job
+ *                             table: {"mode","max_registered",
+ *                             "max_passive","registered","passive",
+ *                             "hosts","edges","counters":{...},
+ *                             "jobs":[{"id","source","prefixes","dscp",
+ *                             "class","gpus","hosts","created_unix",
+ *                             "last_seen_unix","flows_seen"}]}
+ *    job-register             args {"id":"<id>","prefixes":["<prefix>",
+ *                             ...] (at most 16),"dscp":0..63,
+ *                             "class":"<a configured class>",
+ *                             "gpus":0..1000000}; id required, the rest
+ *                             optional (a job needs prefixes or a dscp);
+ *                             checked as job_reg_check() does, the class
+ *                             against a fresh snapshot; the backend's
+ *                             result {"job","updated"}
+ *    job-unregister           args {"id":"<id>"} -> {"job","unregistered"}
+ *    With jobs.mode off the three answer "unavailable" ("jobs are off
+ *    (jobs.mode: off)"); a refused registration answers "bad_request"
+ *    (a bad field), "conflict" (it overlaps a registered job) or
+ *    "table_full", an unknown id "not_found", each with the job table's
+ *    reason after "job-register: " / "job-unregister: ".
  *
  *    A read-only session (the socket of control.readonly_group) answers
- *    the verbs that change the daemon (reload, congestion, log-level)
- *    with code "read_only"; the others as above.
+ *    the verbs that change the daemon (reload, congestion, log-level,
+ *    job-register, job-unregister) with code "read_only"; the others as
+ *    above.
  *
  * Threads: everything here runs on the control thread, as do the backend
  * callbacks. A session is owned by its connection.
@@ -89,9 +111,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <jansson.h>
+#include "job_table.h"
 #include "snapshot.h"
 
 #define CTL_PROTO_VERSION 1
+#define CTL_JOB_GPUS_MAX 1000000
 #define CTL_LINE_MAX 65536
 
 /* An error as the backend reports it; both strings NUL-terminated. A code
@@ -136,6 +160,14 @@ struct ctl_backend {
 	/* The running configuration: {"path","generation","text"}, or
 	 * NULL + err. */
 	json_t *(*config)(void *ctx, struct ctl_err *err);
+	/* Register r (job_reg_check() passed, its class configured):
+	 * {"job","updated"}, or NULL + err (the job table's reason). */
+	json_t *(*job_register)(void *ctx, const struct job_reg *r,
+				struct ctl_err *err);
+	/* Unregister the registered job id: {"job","unregistered"}, or
+	 * NULL + err. */
+	json_t *(*job_unregister)(void *ctx, const char *id,
+				  struct ctl_err *err);
 	pid_t pid;
 };
 

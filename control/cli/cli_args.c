@@ -30,8 +30,24 @@ const struct cli_verb cli_verbs[] = {
 	{"congestion", "PORT CLASS [SEVERITY [PREFIX]]", 2, 4, true},
 	{"log-level", "LEVEL", 1, 1, true},
 	{"watch", "[--interval SEC] [--count N]", 0, 0, false},
+	{"jobs", "", 0, 0, false},
+	{"job-register",
+	 "ID --prefix P [--prefix P...] [--dscp N] [--class NAME] [--gpus N]",
+	 1, 1, true},
+	{"job-unregister", "ID", 1, 1, true},
 	{NULL, NULL, 0, 0, false},
 };
+
+/* job-register's options as cli_job_option() gathered them: text checked
+ * by the rules of the daemon's job table (job_table.h). */
+static struct {
+	const char *prefixes[CLI_JOB_PREFIXES_MAX];
+	unsigned int n_prefixes;
+	long dscp; /* -1: not given */
+	const char *cls;
+	unsigned long gpus;
+	bool has_gpus;
+} job_opts = {.dscp = -1};
 
 /* The daemon's log levels (ctl_proto.c), the configuration's log_level. */
 static const char *const levels[] = {"err",  "warn",  "notice",
@@ -131,6 +147,110 @@ static bool valid_class(const char *s)
 			 "0123456789_-") == len;
 }
 
+/* A job id as the job table takes it: 1 to CLI_JOB_ID_MAX characters of
+ * letters, digits and . _ : / -, not starting "passive-". */
+static bool job_id_arg(const struct cli_verb *v, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len > CLI_JOB_ID_MAX ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._:/-") != len) {
+		cli_fail("usage",
+			 "%s: ID '%.64s' is not a job id (1 to %d letters, "
+			 "digits, '.', '_', ':', '/' or '-')",
+			 v->name, s, CLI_JOB_ID_MAX);
+		return false;
+	}
+	if (!strncmp(s, "passive-", 8)) {
+		cli_fail("usage",
+			 "%s: ID '%.64s': ids starting passive- are the "
+			 "daemon's own passive jobs",
+			 v->name, s);
+		return false;
+	}
+	return true;
+}
+
+int cli_job_option(const char *opt, const char *value)
+{
+	struct qos_prefix prefix;
+	unsigned long n;
+	char why[256];
+
+	if (!strcmp(opt, "--prefix")) {
+		if (job_opts.n_prefixes == CLI_JOB_PREFIXES_MAX) {
+			cli_fail("usage",
+				 "--prefix: at most %d prefixes per job "
+				 "(extra: '%.64s')",
+				 CLI_JOB_PREFIXES_MAX, value);
+			return -1;
+		}
+		if (prefix_check(value, &prefix, why, sizeof(why))) {
+			cli_fail("usage", "--prefix: %s", why);
+			return -1;
+		}
+		job_opts.prefixes[job_opts.n_prefixes++] = value;
+	} else if (!strcmp(opt, "--dscp")) {
+		if (cli_count("--dscp", value, 63, &n))
+			return -1;
+		job_opts.dscp = (long)n;
+	} else if (!strcmp(opt, "--class")) {
+		if (!valid_class(value)) {
+			cli_fail("usage",
+				 "--class: '%.64s' is not a class name (1 to "
+				 "%d letters, digits, '_' or '-')",
+				 value, QOS_NAME_MAX - 1);
+			return -1;
+		}
+		job_opts.cls = value;
+	} else {
+		if (cli_count("--gpus", value, CLI_JOB_GPUS_MAX,
+			      &job_opts.gpus))
+			return -1;
+		job_opts.has_gpus = true;
+	}
+	return 0;
+}
+
+void cli_job_options_reset(void)
+{
+	memset(&job_opts, 0, sizeof(job_opts));
+	job_opts.dscp = -1;
+}
+
+/* job-register ID with the options gathered. */
+static json_t *job_register_args(const struct cli_verb *v, const char *id,
+				 json_t *args)
+{
+	json_t *pfx;
+
+	if (!job_id_arg(v, id))
+		return NULL;
+	if (!job_opts.n_prefixes && job_opts.dscp < 0) {
+		cli_fail("usage",
+			 "job-register: give the job's hosts (--prefix P) or "
+			 "its DSCP (--dscp N); nothing else tells its flows");
+		return NULL;
+	}
+	json_object_set_new(args, "id", json_string(id));
+	if (job_opts.n_prefixes) {
+		pfx = json_array();
+		for (unsigned int i = 0; i < job_opts.n_prefixes; i++)
+			json_array_append_new(
+				pfx, json_string(job_opts.prefixes[i]));
+		json_object_set_new(args, "prefixes", pfx);
+	}
+	if (job_opts.dscp >= 0)
+		json_object_set_new(args, "dscp", json_integer(job_opts.dscp));
+	if (job_opts.cls)
+		json_object_set_new(args, "class", json_string(job_opts.cls));
+	if (job_opts.has_gpus)
+		json_object_set_new(args, "gpus",
+				    json_integer((json_int_t)job_opts.gpus));
+	return args;
+}
+
 static json_t *port_arg(const struct cli_verb *v, const char *s)
 {
 	if (valid_port(s))
@@ -222,6 +342,13 @@ json_t *cli_request(const struct cli_verb *v, int argc, char **argv)
 			goto fail;
 		}
 		json_object_set_new(args, "level", json_string(argv[0]));
+	} else if (!strcmp(v->name, "job-register")) {
+		if (!job_register_args(v, argv[0], args))
+			goto fail;
+	} else if (!strcmp(v->name, "job-unregister")) {
+		if (!job_id_arg(v, argv[0]))
+			goto fail;
+		json_object_set_new(args, "id", json_string(argv[0]));
 	}
 	return json_pack("{s:s,s:o}", "command", v->name, "args", args);
 fail:

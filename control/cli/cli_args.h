@@ -33,6 +33,13 @@ struct cli_verb {
 	bool changes; /* refused on the read-only socket */
 };
 
+/* job-register: at most 16 --prefix, ids of at most 63 characters, GPU
+ * counts up to 1000000 (the daemon's job table, job_table.h, and its
+ * control API, ctl_proto.h). */
+#define CLI_JOB_PREFIXES_MAX 16
+#define CLI_JOB_ID_MAX 63
+#define CLI_JOB_GPUS_MAX 1000000
+
 /* The verbs, ending with a NULL name. */
 extern const struct cli_verb cli_verbs[];
 
@@ -43,6 +50,13 @@ const struct cli_verb *cli_verb_find(const char *name);
 /* The request for verb v and its arguments, or NULL with the usage
  * error. watch has none: NULL without an error. */
 json_t *cli_request(const struct cli_verb *v, int argc, char **argv);
+
+/* One of job-register's options (opt "--prefix", "--dscp", "--class" or
+ * "--gpus") with its value, checked and kept for cli_request(): 0, or -1
+ * with the usage error. */
+int cli_job_option(const char *opt, const char *value);
+/* Forget the options gathered (a new command line). */
+void cli_job_options_reset(void);
 
 /* The control socket of instance name into buf: 0, or -1 with the usage
  * error (not a systemd instance name, too long a path). */

@@ -20,9 +20,10 @@
  * ctl_client.c the connection and the protocol (memory bounded by the
  * largest response accepted), cli_table.c the formatting, cli_counters.c
  * the counter columns (from the gateway's counter schema,
- * gw_counters.def), cli_watch.c the watch verb, cli_args.c the verbs'
- * arguments and the option values (checked before connecting); this
- * file the options and the other verbs' output.
+ * gw_counters.def), cli_watch.c the watch verb, cli_jobs.c the job
+ * verbs' output, cli_args.c the verbs' arguments and the option values
+ * (checked before connecting); this file the options and the other
+ * verbs' output.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +39,7 @@
 #include "cli_adaptive.h"
 #include "cli_args.h"
 #include "cli_counters.h"
+#include "cli_jobs.h"
 #include "cli_table.h"
 #include "cli_watch.h"
 #include "ctl_client.h"
@@ -67,6 +69,7 @@ struct options {
 	double interval_s; /* watch */
 	unsigned long count; /* watch refreshes; 0: until SIGINT */
 	bool watch_opts; /* --interval or --count was given */
+	bool job_opts; /* --prefix, --dscp, --class or --gpus was given */
 };
 
 static void usage(FILE *f)
@@ -93,6 +96,14 @@ static void usage(FILE *f)
 		"prefix: all)\n"
 		"  log-level LEVEL                err|warn|notice|info|debug\n"
 		"  watch [--interval SEC] [--count N]  live rates, like top\n"
+		"  jobs                           the training jobs crossing "
+		"the gateway\n"
+		"  job-register ID --prefix P [--prefix P...] [--dscp N] "
+		"[--class NAME]\n"
+		"               [--gpus N]        register a job (a "
+		"scheduler's prolog)\n"
+		"  job-unregister ID              unregister it (its "
+		"epilog)\n"
 		"options:\n"
 		"  -s, --socket SOCKET  control socket (default "
 		"$" CTL_CLIENT_SOCKET_ENV " or " DEFAULT_SOCKET ")\n"
@@ -442,6 +453,10 @@ static void print_result(const char *verb, json_t *req, json_t *result,
 	} else if (!strcmp(verb, "reload")) {
 		printf("reload applied\n");
 		cli_print_key_values(result);
+	} else if (!strcmp(verb, "jobs")) {
+		cli_print_jobs(result);
+	} else if (!strncmp(verb, "job-", 4)) {
+		cli_print_job_change(verb, result);
 	} else {
 		printf("congestion signalled on %s class %s\n",
 		       cli_str(args, "port"), cli_str(args, "class"));
@@ -479,7 +494,8 @@ static void hint_names(struct ctl_client *c, json_t *req)
 	char list[512];
 	size_t i;
 
-	if (!json_is_string(json_object_get(args, "port")))
+	if (!json_is_string(json_object_get(args, "port")) &&
+	    !json_is_string(json_object_get(args, "class")))
 		return;
 	resp = ctl_client_call(c, json_pack("{s:s}", "command", "classes"));
 	ports = json_object_get(json_object_get(resp, "result"), "ports");
@@ -487,6 +503,9 @@ static void hint_names(struct ctl_client *c, json_t *req)
 		json_decref(resp);
 		return;
 	}
+	/* job-register names a class of the gateway, not of a port */
+	if (!json_is_string(json_object_get(args, "port")))
+		port = cli_str(json_array_get(ports, 0), "name");
 	for (i = 0; (p = json_array_get(ports, i)); i++)
 		if (!strcmp(cli_str(p, "name"), port))
 			break;
@@ -562,6 +581,10 @@ static int parse(int argc, char **argv, struct options *o, const char **verb,
 		{"timeout", required_argument, NULL, 'T'},
 		{"interval", required_argument, NULL, 'I'},
 		{"count", required_argument, NULL, 'N'},
+		{"prefix", required_argument, NULL, 'P'},
+		{"dscp", required_argument, NULL, 'D'},
+		{"class", required_argument, NULL, 'C'},
+		{"gpus", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -612,6 +635,17 @@ static int parse(int argc, char **argv, struct options *o, const char **verb,
 						&o->count);
 				o->watch_opts = true;
 				break;
+			case 'P':
+			case 'D':
+			case 'C':
+			case 'G':
+				bad = cli_job_option(opt == 'P'	  ? "--prefix"
+						     : opt == 'D' ? "--dscp"
+						     : opt == 'C' ? "--class"
+								  : "--gpus",
+						     optarg) != 0;
+				o->job_opts = true;
+				break;
 			default: /* '?' unknown, ':' without its value */
 				cli_bad_option(longopts, shorts,
 					       argv[optind - 1], optopt,
@@ -645,6 +679,13 @@ static int parse(int argc, char **argv, struct options *o, const char **verb,
 		cli_fail("usage",
 			 "--interval and --count are for watch, not "
 			 "%s",
+			 v->name);
+		return EXIT_USAGE;
+	}
+	if (o->job_opts && strcmp(v->name, "job-register")) {
+		cli_fail("usage",
+			 "--prefix, --dscp, --class and --gpus are for "
+			 "job-register, not %s",
 			 v->name);
 		return EXIT_USAGE;
 	}

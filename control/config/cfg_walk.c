@@ -96,6 +96,12 @@ const struct cfg_name cfg_adaptive_modes[] = {
 	{NULL, 0},
 };
 
+const struct cfg_name cfg_jobs_modes[] = {
+	{"off", CONFIG_JOBS_OFF},
+	{"observe", CONFIG_JOBS_OBSERVE},
+	{NULL, 0},
+};
+
 /* rules[].match.proto by name (not a schema enum: numbers too) */
 const struct cfg_name cfg_protos[] = {
 	{"udp", 17}, {"tcp", 6}, {"icmp", 1}, {"icmpv6", 58}, {NULL, 0},

@@ -19,6 +19,7 @@
  *   config_dcqcn.c     the dcqcn mapping against the profile and line rate
  *   config_pfc.c       lossless classes, the pfc mapping and thresholds
  *   config_adaptive.c  ports[].adaptive
+ *   config_jobs.c      jobs, the job table's mode and bounds
  *   config_daemon.c    control socket, metrics listener, user and group
  *                      (config_lookup_user/group()), log level
  *   config_schema.c    the schema and its walk (config_schema.h)
@@ -139,7 +140,7 @@ extern const struct cfg_name cfg_xdp_modes[], cfg_bind_modes[],
 	cfg_failure_modes[], cfg_nonect_modes[], cfg_malformed_modes[],
 	cfg_dcqcn_profiles[], cfg_clamp_modes[], cfg_flow_keys[],
 	cfg_cnp_actions[], cfg_log_levels[], cfg_protos[], cfg_shaper_waits[],
-	cfg_checksum_modes[], cfg_adaptive_modes[];
+	cfg_checksum_modes[], cfg_adaptive_modes[], cfg_jobs_modes[];
 
 /* The name of v in t, or "invalid". */
 const char *cfg_name(const struct cfg_name *t, int v);

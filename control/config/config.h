@@ -146,6 +146,25 @@ struct config_control {
 	socklen_t metrics_addrlen;
 };
 
+/* jobs: the training jobs whose traffic crosses the gateway
+ * (dataplane/jobs/job_table.h); see xdplane.yaml(5). mode and idle_ns are
+ * applied on reload, the table's bounds at start only (its memory is
+ * fixed when it is made). */
+enum config_jobs_mode {
+	CONFIG_JOBS_OFF = 0, /* no table, no jobs verbs */
+	CONFIG_JOBS_OBSERVE, /* the table: registrations, jobs listed */
+};
+
+struct config_jobs {
+	enum config_jobs_mode mode; /* default off */
+	uint32_t max_registered; /* default 64; 0..4096 */
+	uint32_t max_passive; /* default 64; 0..4096, with max_registered
+			       * 1..4096 */
+	uint32_t max_hosts; /* default 1024; 2..65536 */
+	uint32_t max_edges; /* default 4096; 1..262144 */
+	uint64_t idle_ns; /* jobs.idle, default 10 s; 1 s..3600 s */
+};
+
 struct xdplane_config {
 	char path[256]; /* the file it came from, for messages */
 	struct config_port ports[CONFIG_PORTS]; /* exactly two */
@@ -173,6 +192,7 @@ struct xdplane_config {
 	 * qos.port[i]); see qos.h for units. */
 	struct qos_policy qos;
 	struct config_control control;
+	struct config_jobs jobs;
 	/* user, group, control.socket_group, control.readonly_group: names
 	 * or numeric ids, kept as
 	 * written and resolved by the daemon (config_lookup_user/group()). */
@@ -282,6 +302,7 @@ const char *xdp_attach_mode_name(enum xdp_attach_mode m);
 const char *xsk_bind_mode_name(enum xsk_bind_mode m);
 const char *failure_mode_name(enum failure_mode m);
 const char *port_checksum_name(enum port_checksum m);
+const char *config_jobs_mode_name(enum config_jobs_mode m);
 /* "err", "warn", "notice", "info", "debug"; "invalid" for others. */
 const char *config_log_level_name(int level);
 /* The level of one of those names (3..7), or -1. */

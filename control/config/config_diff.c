@@ -74,7 +74,7 @@ static void diff_dcqcn_classes(const struct qos_policy *a,
 			       const struct qos_policy *b,
 			       struct config_diff *d);
 
-/* Everything that needs a restart, in file order: at most 25 keys, the
+/* Everything that needs a restart, in file order: at most 29 keys, the
  * DCQCN classes (at most 2 * QOS_MAX_CLASSES) and dcqcn.max_flows. */
 static void diff_cold(const struct xdplane_config *a,
 		      const struct xdplane_config *b, struct config_diff *d)
@@ -135,6 +135,10 @@ static void diff_cold(const struct xdplane_config *a,
 		"control.readonly_group");
 	COLD_IF(listen_differs(ca, cb), "control.metrics_listen");
 	COLD_FIELD(control.stats_interval_ms);
+	COLD_FIELD(jobs.max_registered);
+	COLD_FIELD(jobs.max_passive);
+	COLD_FIELD(jobs.max_hosts);
+	COLD_FIELD(jobs.max_edges);
 	COLD_IF(str_differ(a->user, b->user, sizeof(a->user)), "user");
 	COLD_IF(str_differ(a->group, b->group, sizeof(a->group)), "group");
 #undef COLD_FIELD
@@ -458,6 +462,10 @@ static void diff_hot(const struct xdplane_config *a,
 		add(d, HOT, "malformed");
 	diff_dcqcn(&qa->dcqcn, &qb->dcqcn, d);
 	diff_pfc(&qa->pfc, &qb->pfc, d);
+	if (a->jobs.mode != b->jobs.mode)
+		add(d, HOT, "jobs.mode");
+	if (a->jobs.idle_ns != b->jobs.idle_ns)
+		add(d, HOT, "jobs.idle");
 	if (a->log_level != b->log_level)
 		add(d, HOT, "log_level");
 }

@@ -28,15 +28,17 @@
  *
  * Order: all cold keys first, in file order, then the hot ones, in file
  * order. A diff holds at most CONFIG_DIFF_MAX keys; more set `truncated`.
- * The cold keys number far fewer than that (at most 42), so a truncated
+ * The cold keys number far fewer than that (at most 46), so a truncated
  * diff still holds every cold key and n_cold is exact.
  *
  * Hot: ports[].rate, ports[].burst, overhead, classes (added, removed,
  * moved, and every key of a class but dcqcn), rules (anything),
- * default_class, malformed, dcqcn.* but dcqcn.max_flows, log_level. Cold:
+ * default_class, malformed, dcqcn.* but dcqcn.max_flows, jobs.mode,
+ * jobs.idle, log_level. Cold:
  * ports[].interface, ports[].mtu, ports[].checksum, queues, xdp_mode,
  * bind_mode, failure_mode, rings.*, umem.*, poll.*, workers.cpus,
- * classes[].dcqcn, dcqcn.max_flows, control.*, user, group.
+ * classes[].dcqcn, dcqcn.max_flows, control.*, jobs.max_registered,
+ * jobs.max_passive, jobs.max_hosts, jobs.max_edges, user, group.
  *
  * DCQCN classes (dcqcn: true) get their flow tables at start, so
  * everything that adds or removes one is cold, named by the class:

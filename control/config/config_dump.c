@@ -276,6 +276,16 @@ static void dump_qos(const struct qos_policy *q, FILE *out)
 	dump_pfc(&q->pfc, out);
 }
 
+static void dump_jobs(const struct config_jobs *j, FILE *out)
+{
+	fprintf(out,
+		"jobs:\n  mode: %s\n  max_registered: %u\n  max_passive: %u\n"
+		"  max_hosts: %u\n  max_edges: %u\n",
+		config_jobs_mode_name(j->mode), j->max_registered,
+		j->max_passive, j->max_hosts, j->max_edges);
+	put_time(out, "  ", "idle", j->idle_ns);
+}
+
 static void dump_daemon(const struct xdplane_config *cfg, FILE *out)
 {
 	const struct config_control *ctl = &cfg->control;
@@ -393,5 +403,6 @@ int config_dump(const struct xdplane_config *cfg, FILE *out)
 	fputs("]\n", out);
 	dump_qos(&cfg->qos, out);
 	dump_daemon(cfg, out);
+	dump_jobs(&cfg->jobs, out);
 	return ferror(out) ? -1 : 0;
 }

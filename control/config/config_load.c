@@ -57,6 +57,7 @@ static struct xdplane_config *build(const struct load_ctx *c, bool check_system)
 			cfg_load_pfc(c, cfg);
 		cfg_load_adaptive(c, cfg);
 	}
+	cfg_load_jobs(c, cfg);
 	cfg_load_daemon(c, cfg, check_system);
 	if (c->err->found) {
 		free(cfg);
@@ -192,6 +193,11 @@ const char *failure_mode_name(enum failure_mode m)
 const char *port_checksum_name(enum port_checksum m)
 {
 	return cfg_name(cfg_checksum_modes, m);
+}
+
+const char *config_jobs_mode_name(enum config_jobs_mode m)
+{
+	return cfg_name(cfg_jobs_modes, m);
 }
 
 const char *config_log_level_name(int level)

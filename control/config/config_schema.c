@@ -177,6 +177,16 @@ static const struct cfg_field control_fields[] = {
 	F_END,
 };
 
+static const struct cfg_field jobs_fields[] = {
+	F_ENUM("mode", cfg_jobs_modes),
+	F_RANGE("max_registered", 0, 4096),
+	F_RANGE("max_passive", 0, 4096),
+	F_RANGE("max_hosts", 2, 65536),
+	F_RANGE("max_edges", 1, 262144),
+	F_TXT("idle"),
+	F_END,
+};
+
 static const struct cfg_schema uint_schema = {.type = CFG_UINT};
 static const struct cfg_schema port_schema = {.type = CFG_MAP,
 					      .fields = port_fields};
@@ -210,6 +220,7 @@ static const struct cfg_field top_fields[] = {
 	F_MAP("dcqcn", dcqcn_fields),
 	F_MAP("pfc", pfc_fields),
 	F_MAP("control", control_fields),
+	F_MAP("jobs", jobs_fields),
 	F_STR("user", 0, CONFIG_ACCOUNT_MAX - 1),
 	F_STR("group", 0, CONFIG_ACCOUNT_MAX - 1),
 	F_ENUM("log_level", cfg_log_levels),

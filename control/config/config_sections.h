@@ -24,6 +24,8 @@ int cfg_load_resources(const struct load_ctx *c, struct xdplane_config *cfg);
 int cfg_load_qos(const struct load_ctx *c, struct xdplane_config *cfg);
 int cfg_load_dcqcn(const struct load_ctx *c, struct xdplane_config *cfg);
 int cfg_load_pfc(const struct load_ctx *c, struct xdplane_config *cfg);
+/* jobs (config_jobs.c); the defaults are job_table_params_default()'s. */
+int cfg_load_jobs(const struct load_ctx *c, struct xdplane_config *cfg);
 int cfg_load_daemon(const struct load_ctx *c, struct xdplane_config *cfg,
 		    bool check_system);
 

@@ -22,6 +22,7 @@
 #include "ctl_json.h"
 #include "daemon.h"
 #include "daemon_api.h"
+#include "daemon_jobs.h"
 #include "privs.h"
 #include "sd_notify.h"
 #include "snapshot.h"
@@ -182,6 +183,7 @@ static void on_timer(struct ev_watch *w, int revents)
 		conn_server_tick(&d->ctl_ro.cs, now);
 	gateway_watch_queues(d->gw, now); /* queues without a socket */
 	gateway_watch_starve(d->gw, now); /* starved sockets */
+	daemon_jobs_tick(d);
 	check_health(d);
 	if (d->metrics.open)
 		conn_server_tick(&d->metrics.cs, now);
@@ -494,7 +496,8 @@ int daemon_run(const char *path, struct xdplane_config *cfg,
 		log_err("%s", err);
 		goto out;
 	}
-	if (open_event_sources(d, err, sizeof(err)) ||
+	if (daemon_jobs_start(d, err, sizeof(err)) ||
+	    open_event_sources(d, err, sizeof(err)) ||
 	    open_servers(d, err, sizeof(err))) {
 		log_err("%s", err);
 		goto out;
@@ -545,6 +548,7 @@ out:
 	if (d->timer_fd >= 0)
 		close(d->timer_fd);
 	evloop_fini(&d->loop);
+	daemon_jobs_stop(d);
 	config_free(d->cfg);
 	free(d->config_text);
 	free(d);

@@ -13,6 +13,7 @@
 #include "config_diff.h"
 #include "ctl_json.h"
 #include "daemon_api.h"
+#include "daemon_jobs.h"
 #include "prefix.h"
 #include "sd_notify.h"
 
@@ -35,6 +36,12 @@ struct stats_snapshot *daemon_snapshot(void *ctx)
 	}
 	d->reload.generation = gateway_generation(d->gw);
 	s = snapshot_take(&src);
+	if (s && d->jobs &&
+	    snap_jobs_take(s, d->jobs,
+			   config_jobs_mode_name(d->cfg->jobs.mode))) {
+		snapshot_free(s);
+		s = NULL;
+	}
 	if (s) {
 		health_input_from_snapshot(s, &in);
 		health_eval(&d->health, &in, &s->health);
@@ -149,6 +156,7 @@ json_t *daemon_reload(struct daemon *d, struct ctl_err *err)
 			log_warn("reload: %s", gwerr);
 		if (!d->log_level_forced)
 			log_set_level((enum log_level)next->log_level);
+		daemon_jobs_reload(d, next);
 		sdn_notify("READY=1");
 	}
 	config_free(d->cfg);
@@ -306,6 +314,8 @@ void daemon_api_init(struct daemon *d)
 		.congestion = be_congestion,
 		.log_level = be_log_level,
 		.config = be_config,
+		.job_register = daemon_job_register,
+		.job_unregister = daemon_job_unregister,
 		.pid = getpid(),
 	};
 }

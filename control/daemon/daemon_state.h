@@ -21,6 +21,7 @@
 #include "evloop.h"
 #include "gateway.h"
 #include "health.h"
+#include "job_table.h"
 #include "linkwatch.h"
 #include "log.h"
 #include "metrics_server.h"
@@ -49,6 +50,7 @@ struct daemon {
 	struct health health; /* judged at every snapshot (health.h) */
 	bool degraded; /* as last logged by the stats timer */
 	char *config_text; /* config_dump() of the running configuration */
+	struct job_table *jobs; /* NULL: jobs.mode off (daemon_jobs.h) */
 };
 
 /* The wall clock, for the times the API reports (seconds since 1970). */

@@ -10,7 +10,9 @@
  * gw_port_counters[] and gw_class_counters[]): its family, type, HELP,
  * labels and unit come from the row, so a new counter is one row there.
  * What is written by hand here is what is not a counter: the process,
- * the configuration, the *_info gauges, the class settings.
+ * the configuration, the *_info gauges, the class settings, and the job
+ * table's families (its counters are struct job_table_stats, job_table.h;
+ * rendered only when the snapshot has a table, jobs.mode not off).
  *
  * Output errors are not checked per line: the stream's error flag is
  * sticky, metrics_render() checks it once at the end.
@@ -727,6 +729,89 @@ static void render_adaptive(FILE *out, const struct stats_snapshot *s)
 	}
 }
 
+/* The job table (snapshot.h, struct snap_jobs): one series per job and
+ * the table's counters. */
+static void render_jobs(FILE *out, const struct snap_jobs *j)
+{
+	static const char *const src[] = {"registered", "passive"};
+	const struct job_table_stats *st = &j->st;
+	const struct {
+		const char *name, *help, *key, *value;
+		const ctr_t *c;
+	} counters[] = {
+		{"xdplane_job_registrations_total",
+		 "Registrations by what became of them (new, updated, refused "
+		 "as invalid or overlapping).",
+		 "result", "new", &st->registered},
+		{NULL, NULL, "result", "updated", &st->updated},
+		{NULL, NULL, "result", "refused", &st->refused},
+		{"xdplane_job_unregistrations_total", "Jobs unregistered.",
+		 NULL, NULL, &st->unregistered},
+		{"xdplane_job_passive_total",
+		 "Passive jobs by event (created, merged into another, "
+		 "expired).",
+		 "event", "created", &st->passive_created},
+		{NULL, NULL, "event", "merged", &st->passive_merged},
+		{NULL, NULL, "event", "expired", &st->passive_expired},
+		{"xdplane_job_table_full_total",
+		 "Registrations and flows refused by a full table, by the part "
+		 "that was full.",
+		 "table", "registered", &st->full_registered},
+		{NULL, NULL, "table", "passive", &st->full_passive},
+		{NULL, NULL, "table", "hosts", &st->full_hosts},
+		{NULL, NULL, "table", "edges", &st->full_edges},
+		{"xdplane_job_flows_total",
+		 "Observed flows of the collective classes by the job they "
+		 "were "
+		 "attributed to (registered, passive, none).",
+		 "job_source", "registered", &st->observed_registered},
+		{NULL, NULL, "job_source", "passive", &st->observed_passive},
+		{NULL, NULL, "job_source", "none", &st->unmatched},
+	};
+	const uint32_t live[] = {j->registered, j->passive};
+	const uint32_t slots[] = {j->max_registered, j->max_passive};
+	const char *name = NULL;
+	struct label l[3];
+
+	family(out, "xdplane_job_info", "gauge",
+	       "1 for each job of the job table, with its source and "
+	       "priority class.");
+	for (uint32_t i = 0; i < j->n; i++) {
+		const struct snap_job *sj = &j->job[i];
+
+		l[0] = LABEL_ARRAY("job", sj->id);
+		l[1] = LABEL("source", src[sj->kind == JOB_PASSIVE]);
+		l[2] = LABEL_ARRAY("class", sj->prio_class);
+		sample_u64(out, "xdplane_job_info", l, 3, 1);
+	}
+	family(out, "xdplane_jobs", "gauge",
+	       "Jobs in the job table, by source.");
+	for (int k = 0; k < 2; k++) {
+		l[0] = LABEL("source", src[k]);
+		sample_u64(out, "xdplane_jobs", l, 1, live[k]);
+	}
+	family(out, "xdplane_job_slots", "gauge",
+	       "Slots of the job table, by source (jobs.max_registered, "
+	       "jobs.max_passive).");
+	for (int k = 0; k < 2; k++) {
+		l[0] = LABEL("source", src[k]);
+		sample_u64(out, "xdplane_job_slots", l, 1, slots[k]);
+	}
+	family(out, "xdplane_job_hosts", "gauge",
+	       "Hosts of the passive host graph.");
+	sample_u64(out, "xdplane_job_hosts", l, 0, j->hosts);
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		/* a row without a name: another series of the family above */
+		if (counters[i].name) {
+			name = counters[i].name;
+			family(out, name, "counter", counters[i].help);
+		}
+		l[0] = LABEL(counters[i].key, counters[i].value);
+		sample_u64(out, name, l, counters[i].key ? 1 : 0,
+			   ctr_read(counters[i].c));
+	}
+}
+
 int metrics_render(const struct stats_snapshot *s, FILE *out)
 {
 	if (!s || !out)
@@ -739,6 +824,8 @@ int metrics_render(const struct stats_snapshot *s, FILE *out)
 	render_port_counters(out, s);
 	render_adaptive(out, s);
 	render_classes(out, s);
+	if (s->jobs)
+		render_jobs(out, s->jobs);
 	if (fflush(out) == EOF || ferror(out))
 		return -EIO;
 	return 0;

@@ -32,6 +32,14 @@
  * is meaningful. XDP verdicts and PFC (whose pause counters are the
  * largest over the queues, not their sum) exist per port only.
  *
+ * The job table (snapshot's jobs, present with jobs.mode not off):
+ * xdplane_job_info{job,source,class} 1 per job (job: its id, bounded by
+ * the table's slots, at most 4096), xdplane_jobs{source},
+ * xdplane_job_slots{source}, xdplane_job_hosts and the table's counters
+ * (struct job_table_stats) as xdplane_job_registrations_total{result},
+ * _unregistrations_total, _passive_total{event}, _table_full_total{table},
+ * _flows_total{job_source}. Without a table no job family is written.
+ *
  * Special values: xdplane_port_rate_bytes_per_second and
  * xdplane_class_ceil_bytes_per_second are +Inf when unlimited (snapshot 0);
  * xdplane_class_min_bytes_per_second is 0 when there is no guarantee.

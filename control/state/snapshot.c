@@ -148,5 +148,7 @@ struct stats_snapshot *snapshot_take(const struct snapshot_source *src)
 
 void snapshot_free(struct stats_snapshot *s)
 {
+	if (s)
+		free(s->jobs);
 	free(s);
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include "gateway.h"
 #include "health.h"
+#include "job_table.h"
 #include "qos.h"
 
 struct snap_class {
@@ -87,6 +88,31 @@ struct snap_worker {
 	uint64_t wake_late_ns; /* recent timer wake-up lateness (gauge) */
 };
 
+/* One job of the job table (job_table.h) as snap_jobs_take() copied it. */
+struct snap_job {
+	char id[JOB_ID_MAX];
+	uint8_t kind; /* JOB_REGISTERED or JOB_PASSIVE */
+	uint8_t dscp; /* JOB_DSCP_NONE: any */
+	uint32_t n_prefixes; /* registered: its member prefixes */
+	struct qos_prefix prefixes[JOB_PREFIXES_MAX];
+	char prio_class[JOB_CLASS_NAME_MAX]; /* "": none */
+	uint32_t gpus; /* 0: not given */
+	uint32_t hosts; /* passive: the hosts of its component */
+	double created_unix, last_unix; /* registered (updated) / seen */
+	uint64_t flows_seen;
+};
+
+/* The job table at the snapshot's instant; the counters are the table's
+ * (job_table.h, struct job_table_stats). */
+struct snap_jobs {
+	const char *mode; /* config_jobs_mode_name() */
+	uint32_t max_registered, max_passive;
+	uint32_t registered, passive, hosts, edges; /* live */
+	struct job_table_stats st;
+	uint32_t n; /* job[]: registered first, each by slot */
+	struct snap_job job[];
+};
+
 struct stats_snapshot {
 	const char *version; /* XDPLANE_VERSION */
 	char config_path[256];
@@ -115,6 +141,9 @@ struct stats_snapshot {
 	/* the daemon's health decision (health.h) at the time of the
 	 * snapshot; zero (ok) in snapshots the daemon did not judge */
 	struct health_result health;
+	/* the job table; NULL when jobs.mode is off (or in snapshots made
+	 * without one); freed with the snapshot */
+	struct snap_jobs *jobs;
 };
 
 /* What snapshot_take() reads from besides the gateway; owned by the
@@ -127,6 +156,13 @@ struct snapshot_source {
 	const struct snap_reload *reload;
 	bool link_up[GW_PORTS], gone[GW_PORTS]; /* the link watch's view */
 };
+
+/* The job table t into s->jobs (mode: its name), the times of the
+ * jobs turned from CLOCK_MONOTONIC to the wall clock with the
+ * snapshot's now_mono_ns / now_unix. 0, or -1 when out of memory. On the
+ * thread that owns t (the control thread). */
+int snap_jobs_take(struct stats_snapshot *s, const struct job_table *t,
+		   const char *mode);
 
 /* A new snapshot (heap; snapshot_free() it), NULL when out of memory. */
 struct stats_snapshot *snapshot_take(const struct snapshot_source *src);

@@ -10,14 +10,18 @@
  * one class name that is not UTF-8) rendered by the real ctl_json views,
  * and alternates success and failure: every third snapshot fails, reload
  * and flows fail every other call, congestion and log-level fail on odd
- * calls, one failure with an empty error code.
+ * calls, one failure with an empty error code. The job verbs run on a
+ * real job table (dataplane/jobs/job_table.h, small bounds, made anew
+ * for every input) copied into every snapshot but every fifth (jobs off
+ * there).
  *
  * Checks on every response, besides memory errors: it is not NULL, ends
  * in exactly one "\n" with no other, parses as a JSON object with a
  * boolean "ok", and an error carries a string code and message; a session
  * is greeted only after an "ok" response; every snapshot taken is freed.
  *
- * Linked from control/api/ctl_proto.c, control/api/ctl_json.c,
+ * Linked from control/api/ctl_proto.c, ctl_jobs.c, control/api/ctl_json.c,
+ * control/state/snap_jobs.c, the job table,
  * dataplane/pkt/pkt_parse.c (malformed-reason names) and
  * dataplane/xsk/steer_names.c (XDP verdict names).
  */
@@ -36,6 +40,7 @@ struct fake {
 };
 
 static struct stats_snapshot base;
+static struct job_table jobs;
 
 static void fail(struct ctl_err *err, const char *code, const char *msg)
 {
@@ -54,6 +59,9 @@ static struct stats_snapshot *fake_snapshot(void *ctx)
 	CHECK(s);
 	*s = base;
 	s->ports[0].s.rx_packets += f->snapshots;
+	s->jobs = NULL;
+	if (f->snapshots % 5)
+		CHECK(!snap_jobs_take(s, &jobs, "observe"));
 	f->outstanding++;
 	return s;
 }
@@ -64,7 +72,36 @@ static void fake_snapshot_free(void *ctx, struct stats_snapshot *s)
 
 	CHECK(s);
 	f->outstanding--;
+	free(s->jobs);
 	free(s);
+}
+
+static json_t *fake_job_register(void *ctx, const struct job_reg *r,
+				 struct ctl_err *err)
+{
+	struct fake *f = ctx;
+	char why[256];
+
+	CHECK(!job_reg_check(r, NULL, 0));
+	if (job_table_register(&jobs, r, ++f->snapshots, why, sizeof(why)) ==
+	    JOB_NONE) {
+		fail(err, "conflict", why);
+		return NULL;
+	}
+	CHECK(!job_table_check(&jobs));
+	return json_pack("{s:s}", "job", r->id);
+}
+
+static json_t *fake_job_unregister(void *ctx, const char *id,
+				   struct ctl_err *err)
+{
+	(void)ctx;
+	CHECK(id);
+	if (job_table_unregister(&jobs, id)) {
+		fail(err, "not_found", "no such job");
+		return NULL;
+	}
+	return json_pack("{s:s}", "job", id);
 }
 
 static json_t *fake_reload(void *ctx, struct ctl_err *err)
@@ -195,6 +232,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.flows = fake_flows,
 		.congestion = fake_congestion,
 		.log_level = fake_log_level,
+		.job_register = fake_job_register,
+		.job_unregister = fake_job_unregister,
 		.pid = 1234,
 	};
 	const char *p = (const char *)data, *end = p + size, *nl;
@@ -207,6 +246,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 		ready = true;
 	}
+	CHECK(!job_table_init(&jobs,
+			      &(struct job_table_params){.max_registered = 4,
+							 .max_passive = 4,
+							 .max_hosts = 16,
+							 .max_edges = 16,
+							 .idle_ns = 1000},
+			      NULL, 0));
 	ctl_session_init(&s);
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -228,5 +274,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ctl_session_init(&s); /* the next connection */
 		p += len + 1;
 	}
+	job_table_fini(&jobs);
 	return 0;
 }

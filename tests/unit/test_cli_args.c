@@ -5,7 +5,9 @@
  * candidate), verbs with suggestions, each verb's argument checks (port
  * and class names, severity range, prefix, log level), option values
  * (seconds with units, count range), unknown and ambiguous options,
- * instance names to socket paths, and the --json error object's shape
+ * instance names to socket paths, job-register's options and ids checked
+ * as the daemon's job table checks them, and the --json error object's
+ * shape
  * (code, message, details, suggestion) as printed on stdout.
  */
 #include <setjmp.h>
@@ -25,6 +27,7 @@ static int reset(void **state)
 {
 	(void)state;
 	cli_error_reset();
+	cli_job_options_reset();
 	return 0;
 }
 
@@ -382,6 +385,89 @@ static void test_json_error(void **state)
 	json_decref(j);
 }
 
+static json_t *job_request(const char *verb, const char *arg)
+{
+	char *argv[] = {(char *)arg, NULL};
+
+	return cli_request(cli_verb_find(verb), arg ? 1 : 0, argv);
+}
+
+/* job-register ID --prefix P... --dscp N --class NAME --gpus N and
+ * job-unregister ID: the request, and every refusal before connecting. */
+static void test_jobs(void **state)
+{
+	json_t *r, *a;
+
+	(void)state;
+	assert_int_equal(cli_job_option("--prefix", "10.1.0.0/16"), 0);
+	assert_int_equal(cli_job_option("--prefix", "fd00::/64"), 0);
+	assert_int_equal(cli_job_option("--dscp", "26"), 0);
+	assert_int_equal(cli_job_option("--class", "roce"), 0);
+	assert_int_equal(cli_job_option("--gpus", "64"), 0);
+	r = job_request("job-register", "slurm/4711");
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "command")),
+			    "job-register");
+	a = json_object_get(r, "args");
+	assert_string_equal(json_string_value(json_object_get(a, "id")),
+			    "slurm/4711");
+	assert_int_equal(json_array_size(json_object_get(a, "prefixes")), 2);
+	assert_string_equal(json_string_value(json_array_get(
+				    json_object_get(a, "prefixes"), 1)),
+			    "fd00::/64");
+	assert_int_equal(json_integer_value(json_object_get(a, "dscp")), 26);
+	assert_string_equal(json_string_value(json_object_get(a, "class")),
+			    "roce");
+	assert_int_equal(json_integer_value(json_object_get(a, "gpus")), 64);
+	json_decref(r);
+	r = job_request("job-unregister", "slurm/4711");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(r, "args"), "id")),
+			    "slurm/4711");
+	json_decref(r);
+	r = job_request("jobs", NULL);
+	assert_non_null(r);
+	json_decref(r);
+
+	assert_int_equal(cli_job_option("--prefix", "10.0.0.1/8"), -1);
+	assert_usage("--prefix: 10.0.0.1/8 has host bits set; did you mean "
+		     "10.0.0.0/8?",
+		     NULL);
+	assert_int_equal(cli_job_option("--dscp", "64"), -1);
+	assert_usage("--dscp wants a whole number from 0 to 63, not '64'",
+		     NULL);
+	assert_int_equal(cli_job_option("--gpus", "-1"), -1);
+	assert_usage("--gpus wants a whole number from 0 to 1000000", NULL);
+	assert_int_equal(cli_job_option("--class", "gold!"), -1);
+	assert_usage("--class: 'gold!' is not a class name", NULL);
+	cli_job_options_reset();
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(cli_job_option("--prefix", "10.0.0.0/8"), 0);
+	assert_int_equal(cli_job_option("--prefix", "10.0.0.0/8"), -1);
+	assert_usage("--prefix: at most 16 prefixes per job", NULL);
+	cli_job_options_reset();
+	assert_null(job_request("job-register", "a"));
+	assert_usage("job-register: give the job's hosts (--prefix P) or its "
+		     "DSCP (--dscp N)",
+		     NULL);
+	assert_int_equal(cli_job_option("--dscp", "0"), 0);
+	assert_null(job_request("job-register", "a b"));
+	assert_usage("job-register: ID 'a b' is not a job id", NULL);
+	assert_null(job_request("job-register", "passive-2"));
+	assert_usage("ids starting passive- are the daemon's own", NULL);
+	assert_null(
+		job_request("job-unregister",
+			    "0123456789012345678901234567890123456789012345678"
+			    "9012345678901234"));
+	assert_usage("job-unregister: ID '0123", NULL);
+	assert_null(job_request("job-register", NULL));
+	assert_usage("job-register needs 1 argument, got 0", NULL);
+	assert_null(cli_verb_find("job-regster"));
+	assert_usage("unknown verb 'job-regster'", "job-register");
+	assert_null(cli_verb_find("job"));
+	assert_usage("unknown verb 'job'", "jobs");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +479,7 @@ int main(void)
 		cmocka_unit_test_setup(test_options, reset),
 		cmocka_unit_test_setup(test_instance, reset),
 		cmocka_unit_test_setup(test_json_error, reset),
+		cmocka_unit_test_setup(test_jobs, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -815,7 +815,8 @@ static void test_error_cap(void **state)
 				     "bind_mode, failure_mode, rings, umem, "
 				     "poll, workers, overhead, classes, "
 				     "rules, default_class, malformed, "
-				     "dcqcn, pfc, control, user, group, "
+				     "dcqcn, pfc, control, jobs, user, "
+				     "group, "
 				     "log_level");
 	assert_true(!strncmp(config_error_at(&err, CONFIG_ERRORS_MAX - 1),
 			     "t.yaml:23:1: unknown key 'junk19'", 33));

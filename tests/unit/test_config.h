@@ -183,6 +183,12 @@ TC_UNUSED static void assert_defaults(const struct xdplane_config *cfg)
 	assert_int_equal(cfg->poll.coalesce_us, 50);
 	assert_int_equal(cfg->poll.batch, 64);
 	assert_int_equal(cfg->n_cpus, 0);
+	assert_int_equal(cfg->jobs.mode, CONFIG_JOBS_OFF);
+	assert_int_equal(cfg->jobs.max_registered, 64);
+	assert_int_equal(cfg->jobs.max_passive, 64);
+	assert_int_equal(cfg->jobs.max_hosts, 1024);
+	assert_int_equal(cfg->jobs.max_edges, 4096);
+	assert_int_equal(cfg->jobs.idle_ns, 10000000000ull);
 	assert_daemon_defaults(cfg);
 }
 

@@ -213,6 +213,12 @@ static const struct mutation mutations[] = {
 	 OFF(control.metrics_addr) + sizeof(struct sockaddr_in6), 1, NULL, NULL,
 	 false},
 	COLD(control.metrics_addrlen, "control.metrics_listen"),
+	HOT(jobs.mode, "jobs.mode"), /* off -> observe */
+	COLD(jobs.max_registered, "jobs.max_registered"),
+	COLD(jobs.max_passive, "jobs.max_passive"),
+	COLD(jobs.max_hosts, "jobs.max_hosts"),
+	COLD(jobs.max_edges, "jobs.max_edges"),
+	HOT(jobs.idle_ns, "jobs.idle"),
 	COLD(user, "user"),
 	COLD(group[2], "group"),
 	HOT(log_level, "log_level"), /* info -> debug */
@@ -280,7 +286,8 @@ static void test_struct_sizes(void **state)
 		const char *name;
 		size_t size, was;
 	} sizes[] = {
-		{"struct xdplane_config", sizeof(struct xdplane_config), 7968},
+		{"struct xdplane_config", sizeof(struct xdplane_config), 8000},
+		{"struct config_jobs", sizeof(struct config_jobs), 32},
 		{"struct config_port", sizeof(struct config_port), 24},
 		{"struct config_rings", sizeof(struct config_rings), 20},
 		{"struct config_umem", sizeof(struct config_umem), 16},

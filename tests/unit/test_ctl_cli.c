@@ -286,6 +286,84 @@ static void test_cli_daemon_errors(void **state)
 	free(err);
 }
 
+/* jobs: the table of a snapshot's job table, --json, and jobs off. */
+static void test_cli_jobs(void **state)
+{
+	static const char *human[] = {"jobs", NULL};
+	static const char *as_json[] = {"--json", "jobs", NULL};
+	struct snap_jobs *sj = calloc(1, sizeof(*sj) + 2 * sizeof(sj->job[0]));
+	struct snap_job *j;
+	struct server sv;
+	char *out, *err;
+	json_t *r;
+
+	NEED_CLI();
+	assert_non_null(sj);
+	/* off: the daemon's answer, exit 1 */
+	server_start(&sv, SERVE);
+	assert_int_equal(run_cli(human, sv.path, &out, &err), 1);
+	server_stop(&sv);
+	assert_non_null(strstr(err, "xdplanectl: unavailable: jobs are off "
+				    "(jobs.mode: off)"));
+	free(out);
+	free(err);
+
+	sj->mode = "observe";
+	sj->max_registered = sj->max_passive = 64;
+	sj->registered = sj->passive = 1;
+	sj->hosts = 5;
+	sj->n = 2;
+	j = &sj->job[0];
+	snprintf(j->id, sizeof(j->id), "slurm/4711");
+	j->kind = JOB_REGISTERED;
+	j->dscp = 26;
+	j->n_prefixes = 2;
+	j->prefixes[0] =
+		(struct qos_prefix){.family = 4, .len = 16, .addr = {10, 1}};
+	j->prefixes[1] = (struct qos_prefix){
+		.family = 6, .len = 64, .addr = {0xfd, 0, 0, 1}};
+	snprintf(j->prio_class, sizeof(j->prio_class), "roce");
+	j->gpus = 64;
+	j->created_unix = j->last_unix = 1700000000.0;
+	j = &sj->job[1];
+	snprintf(j->id, sizeof(j->id), "passive-1");
+	j->kind = JOB_PASSIVE;
+	j->dscp = JOB_DSCP_NONE;
+	j->hosts = 5;
+	j->flows_seen = 12;
+	fake.snap.jobs = sj;
+	server_start(&sv, SERVE);
+	assert_int_equal(run_cli(human, sv.path, &out, &err), 0);
+	server_stop(&sv);
+	printf("%s", out);
+	assert_non_null(strstr(out, "JOB"));
+	assert_non_null(strstr(out, "LAST_SEEN"));
+	assert_non_null(strstr(out, "slurm/4711  registered  "
+				    "10.1.0.0/16,fd00:1::/64"));
+	assert_non_null(strstr(out, "passive-1   passive     5 hosts"));
+	assert_non_null(strstr(out, "jobs: observe, 1 registered (of 64), 1 "
+				    "passive (of 64), 5 hosts\n"));
+	free(out);
+	free(err);
+	server_start(&sv, SERVE);
+	assert_int_equal(run_cli(as_json, sv.path, &out, &err), 0);
+	server_stop(&sv);
+	r = json_loads(out, 0, NULL);
+	assert_non_null(r);
+	assert_int_equal(int_at(r, "jobs.0.gpus"), 64);
+	assert_int_equal(int_at(r, "jobs.1.hosts"), 5);
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(r, "jobs"), 0),
+			"class")),
+		"roce");
+	json_decref(r);
+	free(out);
+	free(err);
+	fake.snap.jobs = NULL;
+	free(sj);
+}
+
 /* out is one line: {"error":{"code":code,"message":...}}; the message. */
 static const char *json_error_of(const char *out, const char *code,
 				 json_t **keep)
@@ -504,6 +582,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cli_closed_and_timeout,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_jobs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_watch_rates, setup,
 						teardown),
 	};

@@ -23,13 +23,15 @@ static void test_handshake_ok(void **state)
 		json_string_value(json_object_get(r, "server_version")),
 		XDPLANE_VERSION);
 	cmds = json_object_get(r, "commands");
-	assert_int_equal(json_array_size(cmds), 9);
+	assert_int_equal(json_array_size(cmds), 12);
 	assert_string_equal(json_string_value(json_array_get(cmds, 2)),
 			    "stats");
 	assert_string_equal(json_string_value(json_array_get(cmds, 5)),
 			    "config");
 	assert_string_equal(json_string_value(json_array_get(cmds, 8)),
 			    "log-level");
+	assert_string_equal(json_string_value(json_array_get(cmds, 11)),
+			    "job-unregister");
 	assert_true(s.greeted);
 	assert_false(s.closing);
 	assert_string_equal(s.client, "xdplanectl");
@@ -97,7 +99,7 @@ static void test_parse_error_has_position(void **state)
 	/* The session goes on. */
 	r = exchange(&s, "{\"command\":\"commands\"}");
 	assert_int_equal(
-		json_array_size(json_object_get(result_of(r), "commands")), 9);
+		json_array_size(json_object_get(result_of(r), "commands")), 12);
 	json_decref(r);
 	/* A duplicate key is a parse error too. */
 	expect_error("{\"command\":\"status\",\"command\":\"stats\"}", "parse");

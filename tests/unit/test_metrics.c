@@ -5,7 +5,9 @@
  * that need escaping): exact sample lines, cumulative histogram buckets,
  * the _sum estimate, HELP/TYPE for every family and contiguous families,
  * hostile snapshots (unterminated names, invalid UTF-8, counts beyond the
- * arrays), and `promtool check metrics` (exit 0, no lint output). promtool
+ * arrays), the job table's families (a registered and a passive job,
+ * the table's counters), and `promtool check metrics` (exit 0, no lint
+ * output). promtool
  * comes with the Debian package `prometheus`; without it the test fails.
  */
 #include <errno.h>
@@ -53,6 +55,44 @@ static void fill_class(struct snap_class *c, const char *name, uint32_t id,
 	c->s.ecn_marks = base + 9;
 	c->s.depth_packets = 10;
 	c->s.depth_bytes = 15000;
+}
+
+/* The job table of make_snapshot(): static, as the snapshot is freed
+ * with free() here. */
+static _Alignas(
+	struct snap_jobs) unsigned char jobs_buf[sizeof(struct snap_jobs) +
+						 2 * sizeof(struct snap_job)];
+
+static struct snap_jobs *make_jobs(void)
+{
+	struct snap_jobs *j = (struct snap_jobs *)jobs_buf;
+
+	memset(jobs_buf, 0, sizeof(jobs_buf));
+	j->mode = "observe";
+	j->max_registered = 64;
+	j->max_passive = 32;
+	j->registered = j->passive = 1;
+	j->hosts = 8;
+	j->edges = 8;
+	j->st.registered = 3;
+	j->st.updated = 1;
+	j->st.refused = 2;
+	j->st.unregistered = 1;
+	j->st.passive_created = 4;
+	j->st.passive_merged = 1;
+	j->st.passive_expired = 2;
+	j->st.full_registered = 5;
+	j->st.full_hosts = 6;
+	j->st.observed_registered = TWO_POW_53_PLUS_1;
+	j->st.observed_passive = 7;
+	j->st.unmatched = 9;
+	j->n = 2;
+	set_name(j->job[0].id, sizeof(j->job[0].id), "slurm/4711");
+	j->job[0].kind = JOB_REGISTERED;
+	set_name(j->job[0].prio_class, sizeof(j->job[0].prio_class), "roce");
+	set_name(j->job[1].id, sizeof(j->job[1].id), "passive-3");
+	j->job[1].kind = JOB_PASSIVE;
+	return j;
 }
 
 static struct stats_snapshot *make_snapshot(void)
@@ -155,6 +195,7 @@ static struct stats_snapshot *make_snapshot(void)
 	fill_class(&p->cls[0], "cnp", 0, 1000);
 	fill_class(&p->cls[1], "roce", 1, 2000);
 	fill_class(&p->cls[2], "default", 2, 3000);
+	s->jobs = make_jobs();
 	return s;
 }
 
@@ -522,14 +563,19 @@ static void test_families_well_formed(void **state)
 	 * _late_wakes, _spin_waits) */
 	/* and 9 of adaptive egress (render_adaptive): _enabled per port,
 	 * _state per queue and state, 7 gauges per queue */
-	assert_int_equal(families, 22 + 8 + 5 + 9 + schema_families());
+	/* and 9 of the job table (render_jobs): _job_info, _jobs,
+	 * _job_slots, _job_hosts and 5 counter families */
+	assert_int_equal(families, 22 + 8 + 5 + 9 + 9 + schema_families());
 	/* 13 + ports (2 info, 2 rate) + 4 queues * 1 info + 6 classes * (1
 	 * info + 5 settings), then the schema's: per element of each row,
 	 * per queue (4) or per port (2) or per class (6); a histogram has
 	 * SCHED_HIST_BUCKETS buckets (+Inf the last), _sum and _count. */
 	assert_int_equal(samples, 13 + 4 + 4 + 6 * 6 + schema_samples(4, 2, 6) +
 					  1 + 2 + HEALTH_N_REASONS + 8 * 2 + 2 +
-					  2 + 4 * EDGE_STATES + 7 * 4);
+					  2 + 4 * EDGE_STATES + 7 * 4 +
+					  /* jobs: 2 jobs, 2 + 2 + 1 counts,
+					   * 14 counters */
+					  2 + 5 + 14);
 	/* and never fewer than today: a counter leaves no output silently
 	 * (adding one is a row of the schema, and nothing here) */
 	assert_true(families >= 83);
@@ -642,6 +688,47 @@ static void test_promtool(void **state)
 	free(s);
 }
 
+/* The job table: a series per job, its counts and counters, exactly; no
+ * job family without a table (jobs.mode off). */
+static void test_jobs(void **state)
+{
+	struct stats_snapshot *s = make_snapshot();
+	char *t = render(s);
+
+	(void)state;
+	assert_line(t, "# TYPE xdplane_job_info gauge");
+	assert_line(t,
+		    "xdplane_job_info{job=\"slurm/4711\",source=\"registered\","
+		    "class=\"roce\"} 1");
+	assert_line(t, "xdplane_job_info{job=\"passive-3\",source=\"passive\","
+		       "class=\"\"} 1");
+	assert_line(t, "xdplane_jobs{source=\"registered\"} 1");
+	assert_line(t, "xdplane_jobs{source=\"passive\"} 1");
+	assert_line(t, "xdplane_job_slots{source=\"passive\"} 32");
+	assert_line(t, "xdplane_job_hosts 8");
+	assert_line(t, "# TYPE xdplane_job_registrations_total counter");
+	assert_line(t, "xdplane_job_registrations_total{result=\"new\"} 3");
+	assert_line(t, "xdplane_job_registrations_total{result=\"updated\"} 1");
+	assert_line(t, "xdplane_job_registrations_total{result=\"refused\"} 2");
+	assert_line(t, "xdplane_job_unregistrations_total 1");
+	assert_line(t, "xdplane_job_passive_total{event=\"created\"} 4");
+	assert_line(t, "xdplane_job_passive_total{event=\"merged\"} 1");
+	assert_line(t, "xdplane_job_passive_total{event=\"expired\"} 2");
+	assert_line(t, "xdplane_job_table_full_total{table=\"registered\"} 5");
+	assert_line(t, "xdplane_job_table_full_total{table=\"passive\"} 0");
+	assert_line(t, "xdplane_job_table_full_total{table=\"hosts\"} 6");
+	assert_line(t, "xdplane_job_flows_total{job_source=\"registered\"} "
+		       "9007199254740993");
+	assert_line(t, "xdplane_job_flows_total{job_source=\"none\"} 9");
+	free(t);
+	s->jobs = NULL;
+	t = render(s);
+	if (strstr(t, "xdplane_job"))
+		fail_msg("a job family without a job table");
+	free(t);
+	free(s);
+}
+
 /* --render: the exposition of the test's snapshot on stdout, for the
  * check that the alerting rules and the dashboard name only metrics the
  * daemon exports (tests/tools/check_monitoring.py). */
@@ -659,6 +746,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_lines),
 		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_families_well_formed),
 		cmocka_unit_test(test_hostile_snapshot),
